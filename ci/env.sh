@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Common environment for minisgd's CI scripts.  Meant to be *sourced*
+# (`source ci/env.sh`); it only sets variables, so sourcing it twice is harmless.
+# No `set -euo pipefail` here on purpose: that would leak into the caller's shell.
+
+# Where downloaded sources and locally built Kokkos prefixes are cached
+# (ci/build_kokkos.sh installs to $MINISGD_CACHE/kokkos-<backend>).
+export MINISGD_CACHE="${MINISGD_CACHE:-$HOME/.cache/minisgd}"
+
+# CI containers run as root; Open MPI refuses that unless both are set.
+export OMPI_ALLOW_RUN_AS_ROOT=1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# The MPI tests use up to 4 ranks on 2-core runners: allow more ranks than
+# slots without passing --oversubscribe to every mpirun.
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# Open MPI's shared-memory transport copies large messages with CMA
+# (process_vm_readv).  Containers under a seccomp filter (Docker's default
+# profile) forbid that, and every large message then prints a warning/error.
+# Fall back to copy-in/copy-out only there: where CMA works (as on the
+# project's runners, Seccomp: 0) it is the faster path and is left alone.
+if [[ -z "${OMPI_MCA_btl_vader_single_copy_mechanism:-}" ]] &&
+   grep -qs '^Seccomp:[[:space:]]*2' /proc/self/status; then
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none
+fi

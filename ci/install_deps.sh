@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install minisgd's build/test dependencies from Debian (bookworm) packages.
+# Idempotent and fast when nothing is missing: asks dpkg first and only touches
+# apt (update + install) for the packages that are not installed yet.
+set -euo pipefail
+
+# Everything minisgd needs on a fresh bookworm machine (one list, kept here).
+PACKAGES=(
+  build-essential cmake ninja-build git ca-certificates
+  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+  libopenmpi-dev openmpi-bin
+  libyaml-cpp-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+  librandom123-dev liblinear-tools libdnnl-dev libopenblas-dev
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  # Only "install ok installed" counts: half-installed or removed-with-config
+  # ("deinstall ok config-files") packages must be (re)installed too.
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install_deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+if ((EUID != 0)); then
+  echo "install_deps: missing packages: ${missing[*]}" >&2
+  echo "install_deps: run as root, or: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,194 @@
+#include "minisgd/app/run.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "minisgd/app/collective.hpp"
+#include "minisgd/comm/mpi_communicator.hpp"
+#include "minisgd/data/loader.hpp"
+#include "minisgd/report/output_files.hpp"
+#include "minisgd/solvers/evaluator.hpp"
+#include "minisgd/solvers/sgd.hpp"
+#include "minisgd/version.hpp"
+
+namespace minisgd {
+namespace {
+
+std::string iso_date() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+nlohmann::json comm_summary(comm::Communicator& comm) {
+  nlohmann::json out = nlohmann::json::object();
+  const comm::Stats& st = comm.stats();
+  for (int k = 0; k < int(comm::Kind::count_); ++k) {
+    const auto kind = comm::Kind(k);
+    const comm::KindStats& s = st[kind];
+    // Ranks may differ (roots, p2p patterns): report the maximum over ranks.
+    const auto calls = comm.allreduce_value<std::uint64_t>(s.calls, comm::Op::max);
+    const auto bytes = comm.allreduce_value<std::uint64_t>(s.bytes_sent, comm::Op::max);
+    const double secs = comm.allreduce_value(s.seconds, comm::Op::max);
+    if (calls > 0) out[comm::name(kind)] = {{"calls", calls}, {"bytes_sent", bytes}, {"seconds", secs}};
+  }
+  return out;
+}
+
+std::vector<double> gather_weights(const Vector<double>& local, const Partition& p,
+                                   comm::Communicator& comm) {
+  auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), local);
+  std::vector<double> w(p.cols, 0.0);
+  for (std::int64_t j = 0; j < p.local_cols(); ++j) w[p.col_begin() + j] = h(j);
+  if (p.decomposition == Decomposition::column) comm.allreduce(w.data(), w.size());
+  return w;
+}
+
+template <class T>
+RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream& out,
+                     std::ostream& err) {
+  const bool root = world.rank() == 0;
+  comm::MpiCommunicator train_comm(world.native());  // training traffic only
+  Timers timers;
+  Dataset<T> data;
+  Dataset<T> test;
+  collectively(world, err, [&] {
+    auto t = timers.scope("load");
+    data = load_training_data<T>(c, world.rank(), world.size());
+    if (!c.data.test_path.empty())
+      test = load_test_data<T>(c, world.rank(), world.size(), data.features);
+  });
+  const std::int64_t b = c.solver.batch_size;
+  const std::int64_t nb = data.part.rows / b;
+  if (root) {
+    out << "problem: " << data.description << ", " << to_string(c.model.loss)
+        << " loss, l2 = " << c.model.l2 << (c.model.intercept ? ", intercept" : "") << "\n"
+        << "solver:  " << to_string(c.solver.method) << ", " << to_string(c.solver.decomposition)
+        << " decomposition, " << c.precision.preset << ", batch " << b << ", " << nb
+        << " batches per epoch, " << world.size() << " rank(s)\n";
+  }
+
+  SgdStepper<T> stepper(c, data, train_comm, timers);
+  Evaluator<T> evaluator(c, data, world);
+  Evaluator<T> test_evaluator(c, test, world);
+  Evaluation eval{[&](const Vector<double>& w) { return evaluator.objective(w); }, {}};
+  if (!c.data.test_path.empty())
+    eval.test_loss = [&](const Vector<double>& w) { return test_evaluator.mean_loss(w); };
+
+  RunOutcome o;
+  collectively(world, err, [&] {
+    o.result = train(
+        c, nb, stepper, eval, timers,
+        [&](double s) { return world.allreduce_value(s, comm::Op::max); },
+        [&](const std::string& line) { if (root) out << line << std::endl; });
+  });
+  const TrainResult& r = o.result;
+  o.weights = gather_weights(stepper.local_weights(), data.part, world);
+
+  // Verdict: relative distance to the reference, or (without one) a finite loss that fell.
+  const auto& v = c.validation;
+  std::string why;
+  if (v.reference_loss) {
+    const double gap = std::fabs(r.final_loss - *v.reference_loss) / std::fabs(*v.reference_loss);
+    o.valid = gap <= v.tolerance;
+    std::ostringstream s;
+    s << "final loss " << std::setprecision(8) << r.final_loss << ", reference "
+      << *v.reference_loss << ", relative gap " << std::setprecision(3) << gap
+      << (o.valid ? " <= " : " > ") << "tolerance " << v.tolerance;
+    why = s.str();
+  } else {
+    o.valid = std::isfinite(r.final_loss) && r.final_loss <= r.initial_loss;
+    why = "no validation.reference_loss: final loss " + std::to_string(r.final_loss) +
+          (o.valid ? " <= " : " > ") + "initial loss " + std::to_string(r.initial_loss);
+  }
+  o.exit_code = o.valid ? kValid : kInvalid;
+  const double samples_per_s = r.train_seconds > 0 ? double(r.iterations * b) / r.train_seconds : 0;
+
+  nlohmann::json& rep = o.report;
+  rep = provenance(world.size());
+  rep["deck"] = c.resolved;
+  rep["deck_path"] = c.deck_path;
+  rep["problem"] = {{"description", data.description},
+                    {"rows", data.part.rows},
+                    {"features", data.features},
+                    {"columns", data.part.cols},
+                    {"matrix_bytes_per_rank", data.matrix_bytes()}};
+  rep["result"] = {{"final_loss", r.final_loss},
+                   {"initial_loss", r.initial_loss},
+                   {"iterations", r.iterations},
+                   {"epochs", r.epochs},
+                   {"stop_reason", r.stop_reason},
+                   {"train_time_s", world.allreduce_value(r.train_seconds, comm::Op::max)},
+                   {"samples_per_s", samples_per_s},
+                   {"valid", o.valid},
+                   {"verdict", why},
+                   {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
+                   {"tolerance", v.tolerance}};
+  if (!r.history.empty() && std::isfinite(r.history.back().test_loss))
+    rep["result"]["test_loss"] = r.history.back().test_loss;
+  rep["timers"] = timers.summary(world);
+  rep["comm"] = comm_summary(train_comm);
+  rep["fom"] = {{"name", "samples_per_s"}, {"value", samples_per_s}};
+
+  if (root) {
+    print_summary(out, rep);
+    collectively(world, err, [&] { write_outputs(c, o.report, r.history, o.weights); });
+  } else {
+    collectively(world, err, [] {});
+  }
+  return o;
+}
+
+}  // namespace
+
+nlohmann::json provenance(int ranks) {
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  nlohmann::json backends = nlohmann::json::array();
+#ifdef KOKKOS_ENABLE_SERIAL
+  backends.push_back("Serial");
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  backends.push_back("OpenMP");
+#endif
+#ifdef KOKKOS_ENABLE_THREADS
+  backends.push_back("Threads");
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  backends.push_back("Cuda");
+#endif
+  const int v = KOKKOS_VERSION;
+  const std::string kv = std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+                         std::to_string(v % 100);
+  return {{"program", "minisgd"},
+          {"version", MINISGD_VERSION},
+          {"git_hash", MINISGD_GIT_HASH},
+          {"compiler", MINISGD_CXX_COMPILER},
+          {"kokkos",
+           {{"version", kv},
+            {"backends", backends},
+            {"default_execution_space", ExecSpace::name()},
+            {"concurrency", ExecSpace().concurrency()}}},
+          {"ranks", ranks},
+          {"host", host},
+          {"date", iso_date()}};
+}
+
+RunOutcome run(const Config& c, MPI_Comm world_comm, std::ostream& out, std::ostream& err) {
+  comm::MpiCommunicator world(world_comm);
+  if (world.rank() == 0)
+    out << "minisgd " << MINISGD_VERSION << " (" << MINISGD_GIT_HASH << "), Kokkos "
+        << ExecSpace::name() << ", " << world.size() << " MPI rank(s), deck " << c.deck_path
+        << std::endl;
+  if (c.precision.preset == "fp64") return run_typed<double>(c, world, out, err);
+  return run_typed<float>(c, world, out, err);
+}
+
+}  // namespace minisgd

@@ -1,0 +1,108 @@
+#pragma once
+// The typed, validated run configuration a deck resolves to (docs/input_deck.md documents
+// every key). Everything downstream reads these structs, never YAML.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace minisgd {
+
+enum class Loss { logistic, linear, poisson };
+enum class Decomposition { row, column };
+enum class Method { sgd, ca_sgd };
+enum class Schedule { constant, inverse_time, step };
+
+struct RunConfig {
+  std::string name = "minisgd";
+  std::uint64_t seed = 42;
+};
+
+struct SyntheticConfig {
+  std::string kind = "synth";  // synth | linear-synth | poisson-synth | *-like stand-ins
+  std::int64_t rows = 0;       // 0: the kind's own size
+  std::int64_t features = 0;   // 0: the kind's own size
+  double noise = 0.1;
+};
+
+struct DataConfig {
+  std::string source = "synthetic";  // libsvm | synthetic | binary
+  std::string path;
+  std::int64_t features = 0;  // 0: inferred from the file
+  std::string test_path;
+  SyntheticConfig synthetic;
+  bool shuffle = true;
+  bool cache = true;  // write/reuse a binary cache next to a LIBSVM file
+};
+
+struct ModelConfig {
+  Loss loss = Loss::logistic;
+  double l2 = 0.0;
+  bool intercept = false;
+};
+
+struct StepSizeConfig {
+  double eta0 = 0.1;
+  Schedule schedule = Schedule::constant;
+  double decay = 0.0;
+};
+
+struct SolverConfig {
+  Method method = Method::sgd;
+  Decomposition decomposition = Decomposition::row;
+  std::int64_t batch_size = 32;
+  int s = 1;  // CA-SGD inner steps per outer step
+  StepSizeConfig step_size;
+  double epochs = 1.0;
+  std::int64_t max_iters = 0;           // 0: no limit
+  std::optional<double> target_loss;    // stop once the evaluated objective is at or below it
+  double time_limit = 0.0;              // seconds, 0: none
+  std::int64_t eval_every = 0;          // iterations, 0: once per epoch
+  bool reshuffle = false;               // new batch order every epoch
+};
+
+struct PrecisionConfig {
+  std::string preset = "fp32";  // fp32 | fp64
+};
+
+struct CompressionConfig {
+  std::string method = "none";
+};
+
+struct CommConfig {
+  std::string backend = "mpi";
+};
+
+struct OutputConfig {
+  std::string report;
+  std::string history;
+  std::string weights;
+};
+
+struct ValidationConfig {
+  std::optional<double> reference_loss;
+  double tolerance = 0.005;  // relative: |F - ref| <= tolerance * |ref|
+};
+
+struct Config {
+  RunConfig run;
+  DataConfig data;
+  ModelConfig model;
+  SolverConfig solver;
+  PrecisionConfig precision;
+  CompressionConfig compression;
+  CommConfig comm;
+  OutputConfig output;
+  ValidationConfig validation;
+  nlohmann::json resolved;  // every key with the value in force, defaults included
+  std::string deck_path;
+};
+
+const char* to_string(Loss l);
+const char* to_string(Decomposition d);
+const char* to_string(Method m);
+const char* to_string(Schedule s);
+
+}  // namespace minisgd

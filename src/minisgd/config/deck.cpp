@@ -1,0 +1,195 @@
+#include "minisgd/config/deck.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "minisgd/config/deck_reader.hpp"
+#include "minisgd/core/errors.hpp"
+
+namespace minisgd {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void read_run(DeckSection s, RunConfig& c) {
+  c.name = s.text("name", c.name);
+  c.seed = static_cast<std::uint64_t>(s.integer("seed", 42, 0));
+  s.finish();
+}
+
+void read_data(DeckSection s, DataConfig& c) {
+  c.source = s.choice("source", c.source, {"synthetic", "libsvm", "binary"});
+  c.path = s.text("path", "");
+  c.features = s.integer("features", 0, 0);
+  c.test_path = s.text("test_path", "");
+  c.shuffle = s.flag("shuffle", c.shuffle);
+  c.cache = s.flag("cache", c.cache);
+  DeckSection syn = s.section("synthetic");
+  c.synthetic.kind = syn.choice("kind", c.synthetic.kind,
+                                {"synth", "linear-synth", "poisson-synth", "epsilon-like",
+                                 "susy-like", "higgs-like"});
+  c.synthetic.rows = syn.integer("rows", 0, 0);
+  c.synthetic.features = syn.integer("features", 0, 0);
+  c.synthetic.noise = syn.number("noise", c.synthetic.noise, 0.0);
+  syn.finish();
+  if (c.source != "synthetic" && c.path.empty())
+    s.fail("path", "required when data.source is " + c.source);
+  s.finish();
+}
+
+void read_model(DeckSection s, ModelConfig& c) {
+  const std::string loss = s.choice("loss", "logistic", {"logistic", "linear", "poisson"});
+  c.loss = loss == "logistic" ? Loss::logistic : loss == "linear" ? Loss::linear : Loss::poisson;
+  c.l2 = s.number("l2", 0.0, 0.0);
+  c.intercept = s.flag("intercept", false);
+  s.finish();
+}
+
+void read_step_size(DeckSection& solver, StepSizeConfig& c) {
+  // Either a plain number (constant step) or a map with a schedule.
+  if (solver.has("step_size") && !solver.is_map("step_size")) {
+    c.eta0 = solver.number("step_size", c.eta0, 0.0);
+    if (c.eta0 <= 0) solver.fail("step_size", "must be > 0");
+    return;
+  }
+  DeckSection s = solver.section("step_size");
+  c.eta0 = s.number("eta0", c.eta0, 0.0);
+  if (c.eta0 <= 0) s.fail("eta0", "must be > 0");
+  const std::string sched = s.choice("schedule", "constant", {"constant", "inverse_time", "step"});
+  c.schedule = sched == "constant"       ? Schedule::constant
+               : sched == "inverse_time" ? Schedule::inverse_time
+                                         : Schedule::step;
+  c.decay = s.number("decay", c.schedule == Schedule::step ? 0.5 : 0.0, 0.0);
+  s.finish();
+}
+
+void read_solver(DeckSection s, SolverConfig& c) {
+  const std::string method = s.choice("method", "sgd", {"sgd", "ca-sgd"});
+  c.method = method == "sgd" ? Method::sgd : Method::ca_sgd;
+  const std::string dec = s.choice("decomposition", "row", {"row", "column"});
+  c.decomposition = dec == "row" ? Decomposition::row : Decomposition::column;
+  c.batch_size = s.integer("batch_size", c.batch_size, 1);
+  c.s = static_cast<int>(s.integer("s", 1, 1, 4096));
+  read_step_size(s, c.step_size);
+  c.epochs = s.number("epochs", c.epochs, 0.0);
+  c.max_iters = s.integer("max_iters", 0, 0);
+  c.target_loss = s.optional_number("target_loss", -kInf, kInf);
+  c.time_limit = s.number("time_limit", 0.0, 0.0);
+  c.eval_every = s.integer("eval_every", 0, 0);
+  c.reshuffle = s.flag("reshuffle", false);
+  if (c.epochs == 0 && c.max_iters == 0) s.fail("epochs", "epochs and max_iters are both 0");
+  if (c.method == Method::ca_sgd)
+    s.fail("method", "ca-sgd is not available in this build yet");
+  s.finish();
+}
+
+void read_precision(DeckSection s, PrecisionConfig& c) {
+  c.preset = s.choice("preset", c.preset, {"fp32", "fp64"});
+  s.finish();
+}
+
+void read_compression(DeckSection s, CompressionConfig& c) {
+  c.method = s.choice("method", c.method, {"none"});
+  s.finish();
+}
+
+void read_comm(DeckSection s, CommConfig& c) {
+  c.backend = s.choice("backend", c.backend, {"mpi"});
+  s.finish();
+}
+
+void read_output(DeckSection s, OutputConfig& c) {
+  c.report = s.text("report", "");
+  c.history = s.text("history", "");
+  c.weights = s.text("weights", "");
+  s.finish();
+}
+
+void read_validation(DeckSection s, ValidationConfig& c) {
+  c.reference_loss = s.optional_number("reference_loss", -kInf, kInf);
+  c.tolerance = s.number("tolerance", c.tolerance, 0.0);
+  s.finish();
+}
+
+/// Applies `a.b.c=value` to the tree; the value is parsed as YAML so types stay checkable.
+void apply_override(YAML::Node root, const std::string& assignment, std::set<std::string>& keys) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--set " + assignment + ": expected section.key=value");
+  const std::string key = assignment.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw InputError("--set " + key + ": cannot parse value: " + e.msg);
+  }
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  if (parts.size() < 2) throw InputError("--set " + key + ": expected section.key=value");
+  // yaml-cpp nodes are handles: walking with operator[] on a copy mutates the tree.
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = chain.back()[parts[i]];
+    if (next && !next.IsNull() && !next.IsMap())
+      throw InputError("--set " + key + ": '" + parts[i] + "' is not a section");
+    if (!next || next.IsNull()) {
+      chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = chain.back()[parts[i]];
+    }
+    chain.push_back(next);
+  }
+  chain.back()[parts.back()] = value;
+  keys.insert(key);
+}
+
+}  // namespace
+
+Config parse_deck(const std::string& yaml_text, const std::string& origin,
+                  const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(origin + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
+  }
+  if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw InputError(origin + ": a deck is a map of sections");
+  std::set<std::string> overridden;
+  for (const auto& o : overrides) apply_override(root, o, overridden);
+
+  Config c;
+  c.deck_path = origin;
+  DeckSection top(root, "", origin, &c.resolved, &overridden);
+  read_run(top.section("run"), c.run);
+  read_data(top.section("data"), c.data);
+  read_model(top.section("model"), c.model);
+  read_solver(top.section("solver"), c.solver);
+  read_precision(top.section("precision"), c.precision);
+  read_compression(top.section("compression"), c.compression);
+  read_comm(top.section("comm"), c.comm);
+  read_output(top.section("output"), c.output);
+  read_validation(top.section("validation"), c.validation);
+  top.finish();
+  return c;
+}
+
+Config load_deck(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open deck");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_deck(buf.str(), path, overrides);
+}
+
+const char* to_string(Loss l) {
+  return l == Loss::logistic ? "logistic" : l == Loss::linear ? "linear" : "poisson";
+}
+const char* to_string(Decomposition d) { return d == Decomposition::row ? "row" : "column"; }
+const char* to_string(Method m) { return m == Method::sgd ? "sgd" : "ca-sgd"; }
+const char* to_string(Schedule s) {
+  return s == Schedule::constant ? "constant" : s == Schedule::inverse_time ? "inverse_time" : "step";
+}
+
+}  // namespace minisgd

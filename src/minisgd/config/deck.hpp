@@ -1,0 +1,18 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "minisgd/config/config.hpp"
+
+namespace minisgd {
+
+/// Reads a YAML deck, applies `section.key=value` overrides, validates every key and
+/// returns the typed configuration. Throws InputError naming the key and the deck line
+/// (or the --set override) for unknown keys, wrong types and out-of-range values.
+Config load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// Same, from YAML text (tests); `origin` names it in messages.
+Config parse_deck(const std::string& yaml_text, const std::string& origin,
+                  const std::vector<std::string>& overrides = {});
+
+}  // namespace minisgd

@@ -1,0 +1,25 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace minisgd {
+
+/// Process exit codes, documented in docs/running.md.
+enum ExitCode : int { kValid = 0, kInvalid = 1, kBadInput = 2, kRuntimeFailure = 3 };
+
+/// Bad deck, command line or data file: exit code 2. The message names the key or file:line.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// The run itself failed (NaN/Inf loss, I/O failure while writing results): exit code 3.
+struct RuntimeFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Thrown on every rank once an error has been agreed on and printed: carries only the code.
+struct Abort {
+  int code;
+};
+
+}  // namespace minisgd

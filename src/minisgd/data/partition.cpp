@@ -1,0 +1,77 @@
+#include "minisgd/data/partition.hpp"
+
+#include <Random123/philox.h>
+
+#include <numeric>
+#include <utility>
+
+namespace minisgd {
+
+std::int64_t Partition::local_rows() const {
+  if (decomposition == Decomposition::column) return rows;
+  return rows > rank ? (rows - rank + ranks - 1) / ranks : 0;
+}
+
+std::int64_t Partition::col_begin() const {
+  if (decomposition == Decomposition::row) return 0;
+  const std::int64_t base = cols / ranks, extra = cols % ranks;
+  return rank * base + (rank < extra ? rank : extra);
+}
+
+std::int64_t Partition::col_end() const {
+  if (decomposition == Decomposition::row) return cols;
+  const std::int64_t base = cols / ranks, extra = cols % ranks;
+  return col_begin() + base + (rank < extra ? 1 : 0);
+}
+
+std::int64_t Partition::local_index(std::int64_t q) const {
+  if (decomposition == Decomposition::column) return q;
+  return (q % ranks == rank) ? q / ranks : -1;
+}
+
+std::int64_t Partition::local_batch(std::int64_t b) const {
+  return decomposition == Decomposition::row ? b / ranks : b;
+}
+
+namespace {
+
+/// Uniform integer in [0, n) from a counter-based stream (stream, i): Lemire's
+/// multiply-shift on 64 random bits; the bias for n < 2^40 is below 2^-24, irrelevant here.
+std::uint64_t uniform_below(std::uint64_t n, std::uint64_t seed, std::uint64_t stream,
+                            std::uint64_t i) {
+  using Philox = r123::Philox4x32;
+  Philox rng;
+  const Philox::key_type key = {{std::uint32_t(seed), std::uint32_t(seed >> 32)}};
+  const Philox::ctr_type ctr = {
+      {std::uint32_t(i), std::uint32_t(i >> 32), std::uint32_t(stream), 0x5348u}};
+  const auto r = rng(ctr, key);
+  const std::uint64_t bits = (std::uint64_t(r[0]) << 32) | r[1];
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(bits) * n) >> 64);
+}
+
+std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed, std::uint64_t stream) {
+  std::vector<std::int64_t> p(n);
+  std::iota(p.begin(), p.end(), std::int64_t(0));
+  for (std::int64_t i = n - 1; i > 0; --i)
+    std::swap(p[i], p[uniform_below(std::uint64_t(i) + 1, seed, stream, std::uint64_t(i))]);
+  return p;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> shuffled_order(std::int64_t m, std::uint64_t seed, bool shuffle) {
+  if (!shuffle) {
+    std::vector<std::int64_t> p(m);
+    std::iota(p.begin(), p.end(), std::int64_t(0));
+    return p;
+  }
+  return permutation(m, seed, 0);
+}
+
+std::vector<std::int64_t> batch_order(std::int64_t batches, std::uint64_t seed, std::int64_t epoch,
+                                      bool reshuffle) {
+  if (!reshuffle) return shuffled_order(batches, seed, false);
+  return permutation(batches, seed, 1 + std::uint64_t(epoch));
+}
+
+}  // namespace minisgd

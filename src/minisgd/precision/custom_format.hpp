@@ -1,0 +1,81 @@
+#pragma once
+// Emulated IEEE-style binary formats with E exponent and M fraction bits. Values are
+// kept in a float and rounded after every operation; encode/decode give the
+// (1+E+M)-bit codes that go on the wire.
+//
+// Semantics: bias 2^(E-1)-1, subnormals, exponent field all ones = inf (fraction 0)
+// or NaN, so max = (2 - 2^-M) * 2^bias (E4M3: 240, unlike fp8_e4m3's 448; E5M2:
+// 57344). Rounding overflow gives +-inf, or +-max when `saturate` is set (then inf
+// inputs give +-max too). NaN stays NaN; with M = 0 there is no NaN code, so encode
+// maps NaN to the inf code of its sign (round_to still returns NaN).
+
+#include <cstdint>
+
+#include "minisgd/precision/bits.hpp"
+#include "minisgd/precision/rounding.hpp"
+
+namespace minisgd::precision {
+
+struct CustomFormat {
+  int E;  // exponent bits, 2..8
+  int M;  // fraction bits, 0..23
+  bool saturate;
+
+  KOKKOS_INLINE_FUNCTION constexpr bool valid() const {
+    return E >= 2 && E <= 8 && M >= 0 && M <= 23;
+  }
+  KOKKOS_INLINE_FUNCTION constexpr int bits() const { return 1 + E + M; }
+  KOKKOS_INLINE_FUNCTION constexpr int bias() const { return (1 << (E - 1)) - 1; }
+  KOKKOS_INLINE_FUNCTION constexpr int emin() const { return 1 - bias(); }
+  KOKKOS_INLINE_FUNCTION float max_value() const { return (2.0f - pow2(-M)) * pow2(bias()); }
+  KOKKOS_INLINE_FUNCTION float min_normal() const { return pow2(emin()); }
+  KOKKOS_INLINE_FUNCTION float min_subnormal() const { return pow2(emin() - M); }
+  KOKKOS_INLINE_FUNCTION float unit_roundoff() const { return pow2(-M - 1); }
+};
+
+namespace detail {
+
+KOKKOS_INLINE_FUNCTION uint32_t encode(const Unpacked& u, CustomFormat f, bool stochastic,
+                                       uint32_t random) {
+  const uint32_t inf = ((1u << f.E) - 1) << f.M;
+  uint32_t mag;
+  if (u.nan) {
+    mag = inf | (f.M > 0 ? 1u << (f.M - 1) : 0u);  // canonical quiet NaN
+  } else {
+    mag = u.inf ? overflow_code : round_magnitude(u, f.M, f.emin(), stochastic, random);
+    if (mag >= inf) mag = f.saturate ? inf - 1 : inf;
+  }
+  return (uint32_t(u.negative) << (f.E + f.M)) | mag;
+}
+
+}  // namespace detail
+
+// Code of x rounded to nearest even (so encode(x) == encode(round_to(x))).
+KOKKOS_INLINE_FUNCTION uint32_t encode(float x, CustomFormat f) {
+  return detail::encode(detail::unpack(x), f, false, 0);
+}
+
+// Code of x rounded stochastically with the given random bits.
+KOKKOS_INLINE_FUNCTION uint32_t encode_sr(float x, CustomFormat f, uint32_t random) {
+  return detail::encode(detail::unpack(x), f, true, random);
+}
+
+// Exact value of a code; NaN codes keep their fraction bits as payload.
+KOKKOS_INLINE_FUNCTION float decode(uint32_t code, CustomFormat f) {
+  const bool negative = (code >> (f.E + f.M)) & 1u;
+  const uint32_t mag = code & ((1u << (f.E + f.M)) - 1);
+  const uint32_t inf = ((1u << f.E) - 1) << f.M;
+  if (mag >= inf) return float_from_bits((uint32_t(negative) << 31) | 0x7F800000u |
+                                         ((mag - inf) << (23 - f.M)));
+  return detail::with_sign(detail::magnitude_value(mag, f.M, f.emin()), negative);
+}
+
+KOKKOS_INLINE_FUNCTION float round_to(float x, CustomFormat f) {
+  return x != x ? x : decode(encode(x, f), f);
+}
+
+KOKKOS_INLINE_FUNCTION float round_to_sr(float x, CustomFormat f, uint32_t random) {
+  return x != x ? x : decode(encode_sr(x, f, random), f);
+}
+
+}  // namespace minisgd::precision

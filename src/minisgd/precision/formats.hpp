@@ -1,0 +1,113 @@
+#pragma once
+// Low-precision storage types that really occupy 2 or 1 bytes, and conversions
+// between them, float and double (correctly rounded from either source, so a double
+// is never rounded twice).
+//
+// Special values:
+//   bf16      E8M7, the top 16 bits of an IEEE float (same layout as __nv_bfloat16);
+//             max 3.3895e38, subnormals down to 2^-133, inf, NaN.
+//   fp16      IEEE binary16 E5M10: max 65504, subnormals down to 2^-24, inf, NaN.
+//   fp8_e5m2  IEEE-style E5M2 (bias 15): max 57344, subnormals down to 2^-16, inf, NaN.
+//   fp8_e4m3  OCP "E4M3FN" (bias 7): no infinities, NaN = S.1111.111 only, so the top
+//             binade reaches max 448 (the IEEE-style E4M3 of CustomFormat stops at 240).
+//             Conversion saturates like __nv_fp8_e4m3 with __NV_SATFINITE: anything
+//             beyond +-448, inf included, becomes +-448.
+// Overflow in the IEEE-style types gives +-inf (IEEE: when the value rounded with an
+// unbounded exponent exceeds max, e.g. fp16 65520 -> inf). NaN converts to a quiet
+// NaN of the same sign. Rounding is to nearest even, or stochastic (convert_sr /
+// from_float_sr: round up with probability equal to the dropped fraction of an ulp).
+
+#include <cstdint>
+#include <type_traits>
+
+#include "minisgd/precision/bits.hpp"
+#include "minisgd/precision/custom_format.hpp"
+#include "minisgd/precision/rounding.hpp"
+
+namespace minisgd::precision {
+
+struct bf16 { uint16_t bits; };
+struct fp16 { uint16_t bits; };
+struct fp8_e4m3 { uint8_t bits; };
+struct fp8_e5m2 { uint8_t bits; };
+
+static_assert(sizeof(bf16) == 2 && sizeof(fp16) == 2, "16-bit types must take 2 bytes");
+static_assert(sizeof(fp8_e4m3) == 1 && sizeof(fp8_e5m2) == 1, "8-bit types must take 1 byte");
+static_assert(std::is_trivial_v<bf16> && std::is_trivial_v<fp16> &&
+                  std::is_trivial_v<fp8_e4m3> && std::is_trivial_v<fp8_e5m2>,
+              "storage types must be trivial so Views of them need no construction");
+
+namespace detail {
+
+// E4M3FN constants: bias 7 (emin -6), largest finite magnitude code 0x7E, NaN 0x7F.
+constexpr int e4m3_emin = -6;
+constexpr uint32_t e4m3_max = 0x7E, e4m3_nan = 0x7F;
+
+template <class T> struct ieee_layout;  // the IEEE-style types as CustomFormat instances
+template <> struct ieee_layout<bf16> { static constexpr int E = 8, M = 7; };
+template <> struct ieee_layout<fp16> { static constexpr int E = 5, M = 10; };
+template <> struct ieee_layout<fp8_e5m2> { static constexpr int E = 5, M = 2; };
+template <> struct ieee_layout<float> { static constexpr int E = 8, M = 23; };
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T encode_as(const Unpacked& u, bool stochastic, uint32_t random) {
+  if constexpr (std::is_same_v<T, fp8_e4m3>) {
+    uint32_t mag = e4m3_nan;
+    if (!u.nan) {
+      mag = u.inf ? e4m3_max : round_magnitude(u, 3, e4m3_emin, stochastic, random);
+      if (mag > e4m3_max) mag = e4m3_max;
+    }
+    return {uint8_t((uint32_t(u.negative) << 7) | mag)};
+  } else {
+    using L = ieee_layout<T>;
+    const uint32_t code = encode(u, CustomFormat{L::E, L::M, false}, stochastic, random);
+    if constexpr (std::is_same_v<T, float>) return float_from_bits(code);
+    else return {static_cast<decltype(T::bits)>(code)};
+  }
+}
+
+KOKKOS_INLINE_FUNCTION float widen(float x) { return x; }
+KOKKOS_INLINE_FUNCTION double widen(double x) { return x; }
+template <class T> KOKKOS_INLINE_FUNCTION float widen(T x) { return to_float(x); }
+
+}  // namespace detail
+
+KOKKOS_INLINE_FUNCTION float to_float(bf16 x) { return float_from_bits(uint32_t(x.bits) << 16); }
+KOKKOS_INLINE_FUNCTION float to_float(fp16 x) { return decode(x.bits, CustomFormat{5, 10, false}); }
+KOKKOS_INLINE_FUNCTION float to_float(fp8_e5m2 x) { return decode(x.bits, CustomFormat{5, 2, false}); }
+KOKKOS_INLINE_FUNCTION float to_float(fp8_e4m3 x) {
+  const uint32_t mag = x.bits & 0x7Fu;
+  const bool negative = x.bits >> 7;
+  if (mag == detail::e4m3_nan) return float_from_bits((uint32_t(negative) << 31) | 0x7FC00000u);
+  return detail::with_sign(detail::magnitude_value(mag, 3, detail::e4m3_emin), negative);
+}
+KOKKOS_INLINE_FUNCTION float to_float(float x) { return x; }
+KOKKOS_INLINE_FUNCTION float to_float(double x) { return float(x); }
+
+template <class T> KOKKOS_INLINE_FUNCTION double to_double(T x) { return double(to_float(x)); }
+KOKKOS_INLINE_FUNCTION double to_double(double x) { return x; }
+
+// Round-to-nearest-even conversion between any two of bf16, fp16, fp8_e4m3, fp8_e5m2,
+// float and double.
+template <class To, class From> KOKKOS_INLINE_FUNCTION To convert(From x) {
+  if constexpr (std::is_same_v<To, From>) return x;
+  else if constexpr (std::is_same_v<To, double> || std::is_same_v<To, float>)
+    return To(detail::widen(x));
+  else return detail::encode_as<To>(detail::unpack(detail::widen(x)), false, 0);
+}
+
+// Stochastically rounded conversion driven by 32 random bits (see sr_bits).
+template <class To, class From> KOKKOS_INLINE_FUNCTION To convert_sr(From x, uint32_t random) {
+  if constexpr (std::is_same_v<To, From>) return x;
+  else if constexpr (std::is_same_v<To, double> ||
+                     (std::is_same_v<To, float> && !std::is_same_v<From, double>))
+    return To(detail::widen(x));  // exact
+  else return detail::encode_as<To>(detail::unpack(detail::widen(x)), true, random);
+}
+
+template <class T> KOKKOS_INLINE_FUNCTION T from_float(float x) { return convert<T>(x); }
+template <class T> KOKKOS_INLINE_FUNCTION T from_float_sr(float x, uint32_t random) {
+  return convert_sr<T>(x, random);
+}
+
+}  // namespace minisgd::precision

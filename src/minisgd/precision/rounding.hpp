@@ -1,0 +1,101 @@
+#pragma once
+// Rounding a float or double onto the grid of a narrower binary format, to nearest
+// even or stochastically, and the counter-based random bits that drive the latter.
+
+#include <cstdint>
+
+#include <Random123/philox.h>
+
+#include "minisgd/precision/bits.hpp"
+
+namespace minisgd::precision {
+
+// 32 random bits for stochastic rounding, a pure function of (seed, step, index):
+// Philox4x32-10 with key = seed and counter = (index, step), so the bits an element
+// gets do not depend on thread scheduling, backend or rank count.
+KOKKOS_INLINE_FUNCTION uint32_t sr_bits(uint64_t seed, uint64_t step, uint64_t index) {
+  philox4x32_ctr_t ctr = {{uint32_t(index), uint32_t(index >> 32), uint32_t(step),
+                           uint32_t(step >> 32)}};
+  philox4x32_key_t key = {{uint32_t(seed), uint32_t(seed >> 32)}};
+  return philox4x32(ctr, key).v[0];
+}
+
+namespace detail {
+
+// A real number split for rounding: |x| = sig * 2^e2 with sig < 2^32, and
+// |x| < 2^(lead+1) (lead = floor(log2 |x|) when x is normal).
+struct Unpacked {
+  uint64_t sig;
+  int e2;
+  int lead;
+  bool negative, nan, inf;
+};
+
+KOKKOS_INLINE_FUNCTION Unpacked unpack(float x) {
+  const uint32_t b = to_bits(x);
+  const int ef = int(b >> 23) & 0xFF;
+  const uint32_t frac = b & 0x7FFFFFu;
+  return {ef ? frac | 0x800000u : frac, (ef ? ef : 1) - 150, ef - 127,
+          (b >> 31) != 0, ef == 0xFF && frac != 0, ef == 0xFF && frac == 0};
+}
+
+KOKKOS_INLINE_FUNCTION Unpacked unpack(double x) {
+  const uint64_t b = to_bits(x);
+  const int ef = int(b >> 52) & 0x7FF;
+  const uint64_t frac = b & 0xFFFFFFFFFFFFFull;
+  const uint64_t sig = ef ? frac | (1ull << 52) : frac;
+  // Keep 32 bits plus a sticky bit: the target grid is at least 8 bits coarser,
+  // so ties and the 32-bit stochastic fraction are still decided correctly.
+  return {(sig >> 21) | uint64_t((sig & 0x1FFFFF) != 0), (ef ? ef : 1) - 1075 + 21,
+          ef - 1023, (b >> 63) != 0, ef == 0x7FF && frac != 0, ef == 0x7FF && frac == 0};
+}
+
+constexpr uint32_t overflow_code = 0xFFFFFFFFu;
+
+// Rounds a finite |x| onto the grid of a format with M fraction bits and minimum
+// normal exponent emin (subnormals below 2^emin), with an unbounded exponent range.
+// Returns the magnitude code (exponent field << M | fraction field), which is
+// monotone in the value, so a round-up that carries into the next binade is just +1.
+// Callers map codes beyond their largest finite one to inf or saturate. Every format
+// here has max < 2^128, so larger values return overflow_code.
+//
+// Ties go to the even code (for M = 0, to the even exponent field). Stochastic
+// rounding rounds up iff random < (dropped fraction of an ulp) * 2^32: unbiased within
+// the finite range, exactly so when at most 32 bits are dropped and otherwise to
+// within 2^-32 ulp.
+KOKKOS_INLINE_FUNCTION uint32_t round_magnitude(const Unpacked& u, int M, int emin,
+                                                bool stochastic, uint32_t random) {
+  if (u.lead > 127) return overflow_code;
+  const int qmin = emin - M;                   // log2 of the subnormal spacing
+  if (u.lead < qmin - 32) return 0;            // below 2^-32 of the smallest step
+  const int qe = (u.lead > emin ? u.lead : emin) - M;  // log2 of the spacing at |x|
+  const int shift = qe - u.e2;                 // in [0, 63] after the checks above
+  const uint64_t n = u.sig >> shift;
+  const uint64_t rem = u.sig - (n << shift);
+  const uint32_t code = (uint32_t(qe - qmin) << M) + uint32_t(n);
+  bool up;
+  if (stochastic) {
+    const uint64_t frac32 = shift <= 32 ? rem << (32 - shift) : rem >> (shift - 32);
+    up = random < frac32;
+  } else {
+    const uint64_t half = (1ull << shift) >> 1;
+    up = rem > half || (rem == half && rem != 0 && (code & 1u));
+  }
+  return code + uint32_t(up);
+}
+
+// Value of a finite magnitude code (see round_magnitude).
+KOKKOS_INLINE_FUNCTION float magnitude_value(uint32_t mag, int M, int emin) {
+  const uint32_t eb = mag >> M, mant = mag & ((1u << M) - 1);
+  // Subnormals of a narrower exponent range are normal floats; everything else maps
+  // field by field onto the float layout (with emin = -126 subnormals included).
+  if (eb == 0 && emin > -126) return float(mant) * pow2(emin - M);
+  return float_from_bits(((eb + uint32_t(emin + 126)) << 23) | (mant << (23 - M)));
+}
+
+KOKKOS_INLINE_FUNCTION float with_sign(float magnitude, bool negative) {
+  return float_from_bits(to_bits(magnitude) | (uint32_t(negative) << 31));
+}
+
+}  // namespace detail
+}  // namespace minisgd::precision

@@ -1,0 +1,58 @@
+#include "minisgd/report/output_files.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "minisgd/report/atomic_file.hpp"
+
+namespace minisgd {
+
+void print_summary(std::ostream& out, const nlohmann::json& rep) {
+  char line[200];
+  out << "\ntimers (s, over ranks)        min         mean          max\n";
+  for (const auto& [phase, t] : rep["timers"].items()) {
+    std::snprintf(line, sizeof line, "  %-18s %12.6f %12.6f %12.6f\n", phase.c_str(),
+                  t["min"].get<double>(), t["mean"].get<double>(), t["max"].get<double>());
+    out << line;
+  }
+  out << "communication (training, per rank, max over ranks)\n";
+  for (const auto& [kind, s] : rep["comm"].items()) {
+    std::snprintf(line, sizeof line, "  %-18s %10llu calls %14llu bytes %10.6f s\n", kind.c_str(),
+                  static_cast<unsigned long long>(s["calls"].get<std::uint64_t>()),
+                  static_cast<unsigned long long>(s["bytes_sent"].get<std::uint64_t>()),
+                  s["seconds"].get<double>());
+    out << line;
+  }
+  const auto& r = rep["result"];
+  std::snprintf(line, sizeof line, "\nFOM: %.6e samples/s\n", r["samples_per_s"].get<double>());
+  out << line;
+  out << (r["valid"].get<bool>() ? "VALID" : "INVALID") << ": "
+      << r["verdict"].get<std::string>() << std::endl;
+}
+
+void write_outputs(const Config& c, const nlohmann::json& report,
+                   const std::vector<HistoryRow>& history, const std::vector<double>& weights) {
+  const OutputConfig& o = c.output;
+  if (!o.report.empty())
+    write_file_atomically(o.report, [&](std::ostream& f) { f << report.dump(2) << "\n"; });
+  if (!o.history.empty())
+    write_file_atomically(o.history, [&](std::ostream& f) {
+      f << "iteration,epoch,loss,test_loss,train_seconds\n";
+      char line[160];
+      for (const HistoryRow& h : history) {
+        std::snprintf(line, sizeof line, "%lld,%.6f,%.17g,%.17g,%.6f\n",
+                      static_cast<long long>(h.iteration), h.epoch, h.loss, h.test_loss, h.seconds);
+        f << line;
+      }
+    });
+  if (!o.weights.empty())
+    write_file_atomically(o.weights, [&](std::ostream& f) {
+      char line[40];
+      for (double w : weights) {
+        std::snprintf(line, sizeof line, "%.17g\n", w);
+        f << line;
+      }
+    });
+}
+
+}  // namespace minisgd

@@ -1,0 +1,28 @@
+#pragma once
+// The full training objective F(w) = (1/m) Σ ℓ(x_i·w; y_i) + (λ/2)‖w‖², evaluated in FP64
+// over every row whatever the training precision. Collective over the evaluation communicator.
+#include "minisgd/comm/communicator.hpp"
+#include "minisgd/config/config.hpp"
+#include "minisgd/data/dataset.hpp"
+
+namespace minisgd {
+
+template <class T>
+class Evaluator {
+ public:
+  Evaluator(const Config& c, const Dataset<T>& data, comm::Communicator& comm);
+  /// F at the given local weights (this rank's slice in the column decomposition).
+  double objective(const Vector<double>& w_local) const;
+  /// Mean loss only (no regularization), e.g. for a test set.
+  double mean_loss(const Vector<double>& w_local) const;
+
+ private:
+  double loss_total(const Vector<double>& w_local) const;
+
+  const Dataset<T>& data_;
+  comm::Communicator& comm_;
+  Loss loss_;
+  double l2_;
+};
+
+}  // namespace minisgd

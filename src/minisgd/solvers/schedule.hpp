@@ -1,0 +1,19 @@
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "minisgd/config/config.hpp"
+
+namespace minisgd {
+
+/// η at global iteration t (0-based) in epoch e.
+inline double step_size(const StepSizeConfig& c, std::int64_t t, std::int64_t e) {
+  switch (c.schedule) {
+    case Schedule::constant: return c.eta0;
+    case Schedule::inverse_time: return c.eta0 / (1.0 + c.decay * double(t));
+    case Schedule::step: return c.eta0 * std::pow(c.decay, double(e));
+  }
+  return c.eta0;
+}
+
+}  // namespace minisgd

@@ -1,0 +1,31 @@
+#pragma once
+// Mini-batch SGD in either decomposition (DESIGN §3), in the precision of T.
+#include "minisgd/comm/communicator.hpp"
+#include "minisgd/config/config.hpp"
+#include "minisgd/data/dataset.hpp"
+#include "minisgd/report/timers.hpp"
+#include "minisgd/solvers/stepper.hpp"
+
+namespace minisgd {
+
+template <class T>
+class SgdStepper final : public Stepper {
+ public:
+  SgdStepper(const Config& c, const Dataset<T>& data, comm::Communicator& comm, Timers& timers);
+  int group_size() const override { return 1; }
+  void advance(const std::vector<StepSpec>& steps) override;
+  Vector<double> local_weights() const override;
+
+ private:
+  void step(const StepSpec& s);
+
+  const Dataset<T>& data_;
+  comm::Communicator& comm_;
+  Timers& timers_;
+  Loss loss_;
+  std::int64_t batch_size_;  // global b
+  std::int64_t local_batch_;  // rows of a batch held here
+  Vector<T> w_, z_, u_, g_;
+};
+
+}  // namespace minisgd

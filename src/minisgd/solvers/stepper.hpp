@@ -1,0 +1,27 @@
+#pragma once
+// What the training loop drives: a method that advances the weights over a run of steps.
+#include <cstdint>
+#include <vector>
+
+#include "minisgd/core/kokkos.hpp"
+
+namespace minisgd {
+
+/// One SGD step: the global batch it uses, its step size η and its shrink factor ρ = 1 − ηλ.
+struct StepSpec {
+  std::int64_t batch;
+  double eta;
+  double rho;
+};
+
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+  /// Steps the method takes at once (s for CA-SGD, 1 for SGD); the loop hands over at most this many.
+  virtual int group_size() const = 0;
+  virtual void advance(const std::vector<StepSpec>& steps) = 0;
+  /// This rank's weights (all of w in the row decomposition, its slice in the column one).
+  virtual Vector<double> local_weights() const = 0;
+};
+
+}  // namespace minisgd

@@ -1,0 +1,45 @@
+#pragma once
+// The training loop shared by every method: batch sequence, step sizes, stopping rules,
+// periodic evaluation, progress lines and the loss history.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "minisgd/config/config.hpp"
+#include "minisgd/report/timers.hpp"
+#include "minisgd/solvers/stepper.hpp"
+
+namespace minisgd {
+
+struct HistoryRow {
+  std::int64_t iteration;
+  double epoch;
+  double loss;
+  double test_loss;  // NaN when there is no test set
+  double seconds;    // training time so far (evaluation excluded)
+};
+
+struct TrainResult {
+  std::int64_t iterations = 0;
+  double epochs = 0;
+  double initial_loss = 0;
+  double final_loss = 0;
+  double train_seconds = 0;
+  std::string stop_reason;
+  std::vector<HistoryRow> history;
+};
+
+struct Evaluation {
+  std::function<double(const Vector<double>&)> objective;  // collective
+  std::function<double(const Vector<double>&)> test_loss;  // empty without a test set
+};
+
+/// Runs the loop. `batches_per_epoch` global batches of b rows make an epoch. Throws
+/// RuntimeFailure when the objective becomes NaN or infinite. `progress` (rank 0) gets one
+/// line per evaluation; `clock_max` turns a local time into the maximum over ranks.
+TrainResult train(const Config& c, std::int64_t batches_per_epoch, Stepper& stepper,
+                  const Evaluation& eval, Timers& timers,
+                  const std::function<double(double)>& clock_max,
+                  const std::function<void(const std::string&)>& progress);
+
+}  // namespace minisgd
