@@ -30,8 +30,8 @@ bool same(float a, float b) {
   return (std::isnan(a) && std::isnan(b)) || to_bits(a) == to_bits(b);
 }
 
-constexpr CustomFormat E5M2{5, 2, false}, E4M3{4, 3, false}, E3M0{3, 0, false},
-    E8M7{8, 7, false}, E5M10{5, 10, false};
+constexpr CustomFormat E5M2{5, 2}, E4M3{4, 3}, E3M0{3, 0},
+    E8M7{8, 7}, E5M10{5, 10};
 
 }  // namespace
 
@@ -99,7 +99,7 @@ TEST(Fp16, KnownBits) {
 // float and directly from double.
 TEST(Fp16, MatchesCompilerFloat16) {
   const auto bits16 = [](_Float16 h) { uint16_t u; std::memcpy(&u, &h, 2); return u; };
-  for (uint64_t i = 0; i < (1ull << 32); i += 241) {
+  for (uint64_t i = 0; i < (1ull << 32); i += 997) {
     const float x = float_from_bits(uint32_t(i));
     if (std::isnan(x)) continue;
     ASSERT_EQ(hf(x), bits16(_Float16(x))) << std::hexfloat << x;
@@ -121,7 +121,8 @@ TEST(Fp8E5M2, KnownValues) {
   EXPECT_EQ(to_float(fp8_e5m2{0x01}), 0x1p-16f);  // smallest subnormal
   EXPECT_EQ(to_float(fp8_e5m2{0x04}), 0x1p-14f);  // min normal
   EXPECT_TRUE(std::isinf(to_float(fp8_e5m2{0xFC})) && to_float(fp8_e5m2{0xFC}) < 0);
-  for (uint8_t c : {0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF}) EXPECT_TRUE(std::isnan(to_float(fp8_e5m2{c})));
+  for (int c : {0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF})
+    EXPECT_TRUE(std::isnan(to_float(fp8_e5m2{uint8_t(c)})));
   EXPECT_TRUE(std::isnan(to_float(from_float<fp8_e5m2>(nan_))));
 }
 
@@ -204,7 +205,7 @@ TEST(CustomFormat, RoundToKnownValues) {
 
 // E8M23 is float itself: rounding must be the identity on every non-NaN float.
 TEST(CustomFormat, E8M23IsFloat) {
-  const CustomFormat f32{8, 23, false};
+  const CustomFormat f32{8, 23};
   for (uint64_t i = 0; i < (1ull << 32); i += 4099) {
     const float x = float_from_bits(uint32_t(i));
     if (std::isnan(x)) continue;
@@ -273,7 +274,8 @@ TEST(SrBits, KnownAnswerDeterministicAndDistinct) {
   EXPECT_NE(sr_bits(42, 7, 1000), sr_bits(42, 8, 1000));
   EXPECT_NE(sr_bits(42, 7, 1000), sr_bits(43, 7, 1000));
   int distinct_from_previous = 0;
-  for (uint64_t i = 1; i < 1000; ++i) distinct_from_previous += sr_bits(1, 0, i) != sr_bits(1, 0, i - 1);
+  for (uint64_t i = 1; i < 1000; ++i)
+    distinct_from_previous += sr_bits(1, 0, i) != sr_bits(1, 0, i - 1);
   EXPECT_EQ(distinct_from_previous, 999);
 }
 
@@ -304,11 +306,26 @@ TEST(StochasticRounding, UnbiasedBf16) {
 
 TEST(StochasticRounding, UnbiasedSubnormalAndCustom) {
   const float tiny = 0.25f * 0x1p-24f;  // a quarter of fp16's smallest subnormal
-  expect_unbiased(tiny, 0.0, 0x1p-24, [&](uint32_t r) { return to_float(from_float_sr<fp16>(tiny, r)); });
+  expect_unbiased(tiny, 0.0, 0x1p-24,
+                  [&](uint32_t r) { return to_float(from_float_sr<fp16>(tiny, r)); });
   expect_unbiased(1.25, 1.0, 1.0, [](uint32_t r) { return round_to_sr(1.25f, E3M0, r); });
-  expect_unbiased(double(0.1f), 0.09375, 0x1p-6, [](uint32_t r) { return round_to_sr(0.1f, E5M2, r); });
+  expect_unbiased(double(0.1f), 0.09375, 0x1p-6,
+                  [](uint32_t r) { return round_to_sr(0.1f, E5M2, r); });
   const double d = 1.0 + 0.7 * 0x1p-23;  // double to float
   expect_unbiased(d, 1.0, 0x1p-23, [&](uint32_t r) { return convert_sr<float>(d, r); });
+}
+
+// Rounds up iff random < (dropped fraction of an ulp) * 2^32; fractions chosen exact.
+TEST(StochasticRounding, ThresholdIsTheDroppedFraction) {
+  const float x = 1.0f + 0x1p-7f * (0.25f + 0x1p-16f);  // bf16: fraction 2^30 + 2^16
+  EXPECT_EQ(from_float_sr<bf16>(x, 0x40010000u - 1).bits, 0x3F81);
+  EXPECT_EQ(from_float_sr<bf16>(x, 0x40010000u).bits, 0x3F80);
+  const double d = 1.0 + 0x1p-23 * (0.5 + 0x1p-20);  // double to float: 2^31 + 2^12
+  EXPECT_EQ(convert_sr<float>(d, 0x80001000u - 1), 1.0f + 0x1p-23f);
+  EXPECT_EQ(convert_sr<float>(d, 0x80001000u), 1.0f);
+  const double e = 1.0 + 0x1p-7 * (0.75 + 0x1p-31);  // double to bf16: 3 * 2^30 + 2
+  EXPECT_EQ(convert_sr<bf16>(-e, 0xC0000002u - 1).bits, 0xBF81);
+  EXPECT_EQ(convert_sr<bf16>(-e, 0xC0000002u).bits, 0xBF80);
 }
 
 TEST(StochasticRounding, RepresentableValuesAreExact) {

@@ -19,7 +19,7 @@ namespace minisgd::precision {
 struct CustomFormat {
   int E;  // exponent bits, 2..8
   int M;  // fraction bits, 0..23
-  bool saturate;
+  bool saturate = false;  // overflow gives +-max instead of +-inf
 
   KOKKOS_INLINE_FUNCTION constexpr bool valid() const {
     return E >= 2 && E <= 8 && M >= 0 && M <= 23;

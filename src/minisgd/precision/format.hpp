@@ -69,7 +69,7 @@ inline double unit_roundoff(Format f) {
 inline FormatSpec parse_format(const std::string& text) {
   std::string s = text;
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  const auto fixed = [](Format f) { return FormatSpec{f, CustomFormat{0, 0, false}}; };
+  const auto fixed = [](Format f) { return FormatSpec{f, CustomFormat{0, 0}}; };
   if (s == "fp64") return fixed(Format::fp64);
   if (s == "fp32") return fixed(Format::fp32);
   if (s == "bf16") return fixed(Format::bf16);
@@ -79,16 +79,17 @@ inline FormatSpec parse_format(const std::string& text) {
 
   const std::string body = s.rfind("custom:", 0) == 0 ? s.substr(7) : s;
   std::size_t pos = 0;
-  const auto number = [&](char tag) {  // reads "<tag><digits>"
+  const auto number = [&](char tag) {  // "<tag><1 or 2 digits>" -> value, else -1
     if (pos >= body.size() || body[pos] != tag) return -1;
     const std::size_t start = ++pos;
-    while (pos < body.size() && std::isdigit(static_cast<unsigned char>(body[pos])) && pos - start < 3)
+    while (pos < body.size() && pos - start < 2 &&
+           std::isdigit(static_cast<unsigned char>(body[pos])))
       ++pos;
     return pos == start ? -1 : std::stoi(body.substr(start, pos - start));
   };
   const int E = number('e');
   const int M = number('m');
-  const CustomFormat custom{E, M, false};
+  const CustomFormat custom{E, M};
   if (pos == body.size() && custom.valid()) return FormatSpec{Format::custom, custom};
   throw std::invalid_argument(
       "unknown precision format '" + text +

@@ -60,7 +60,7 @@ KOKKOS_INLINE_FUNCTION T encode_as(const Unpacked& u, bool stochastic, uint32_t 
     return {uint8_t((uint32_t(u.negative) << 7) | mag)};
   } else {
     using L = ieee_layout<T>;
-    const uint32_t code = encode(u, CustomFormat{L::E, L::M, false}, stochastic, random);
+    const uint32_t code = encode(u, CustomFormat{L::E, L::M}, stochastic, random);
     if constexpr (std::is_same_v<T, float>) return float_from_bits(code);
     else return {static_cast<decltype(T::bits)>(code)};
   }
@@ -73,8 +73,8 @@ template <class T> KOKKOS_INLINE_FUNCTION float widen(T x) { return to_float(x);
 }  // namespace detail
 
 KOKKOS_INLINE_FUNCTION float to_float(bf16 x) { return float_from_bits(uint32_t(x.bits) << 16); }
-KOKKOS_INLINE_FUNCTION float to_float(fp16 x) { return decode(x.bits, CustomFormat{5, 10, false}); }
-KOKKOS_INLINE_FUNCTION float to_float(fp8_e5m2 x) { return decode(x.bits, CustomFormat{5, 2, false}); }
+KOKKOS_INLINE_FUNCTION float to_float(fp16 x) { return decode(x.bits, CustomFormat{5, 10}); }
+KOKKOS_INLINE_FUNCTION float to_float(fp8_e5m2 x) { return decode(x.bits, CustomFormat{5, 2}); }
 KOKKOS_INLINE_FUNCTION float to_float(fp8_e4m3 x) {
   const uint32_t mag = x.bits & 0x7Fu;
   const bool negative = x.bits >> 7;

@@ -22,7 +22,7 @@ KOKKOS_INLINE_FUNCTION uint32_t sr_bits(uint64_t seed, uint64_t step, uint64_t i
 
 namespace detail {
 
-// A real number split for rounding: |x| = sig * 2^e2 with sig < 2^32, and
+// A real number split for rounding: |x| = sig * 2^e2 with sig < 2^53, and
 // |x| < 2^(lead+1) (lead = floor(log2 |x|) when x is normal).
 struct Unpacked {
   uint64_t sig;
@@ -43,11 +43,8 @@ KOKKOS_INLINE_FUNCTION Unpacked unpack(double x) {
   const uint64_t b = to_bits(x);
   const int ef = int(b >> 52) & 0x7FF;
   const uint64_t frac = b & 0xFFFFFFFFFFFFFull;
-  const uint64_t sig = ef ? frac | (1ull << 52) : frac;
-  // Keep 32 bits plus a sticky bit: the target grid is at least 8 bits coarser,
-  // so ties and the 32-bit stochastic fraction are still decided correctly.
-  return {(sig >> 21) | uint64_t((sig & 0x1FFFFF) != 0), (ef ? ef : 1) - 1075 + 21,
-          ef - 1023, (b >> 63) != 0, ef == 0x7FF && frac != 0, ef == 0x7FF && frac == 0};
+  return {ef ? frac | (1ull << 52) : frac, (ef ? ef : 1) - 1075, ef - 1023,
+          (b >> 63) != 0, ef == 0x7FF && frac != 0, ef == 0x7FF && frac == 0};
 }
 
 constexpr uint32_t overflow_code = 0xFFFFFFFFu;
@@ -60,23 +57,28 @@ constexpr uint32_t overflow_code = 0xFFFFFFFFu;
 // here has max < 2^128, so larger values return overflow_code.
 //
 // Ties go to the even code (for M = 0, to the even exponent field). Stochastic
-// rounding rounds up iff random < (dropped fraction of an ulp) * 2^32: unbiased within
-// the finite range, exactly so when at most 32 bits are dropped and otherwise to
-// within 2^-32 ulp.
+// rounding rounds up iff random < (dropped fraction of an ulp) * 2^32, the fraction
+// kept to 32 bits (plus a sticky bit) when more are dropped: unbiased within the
+// finite range, to within 2^-32 ulp.
 KOKKOS_INLINE_FUNCTION uint32_t round_magnitude(const Unpacked& u, int M, int emin,
                                                 bool stochastic, uint32_t random) {
   if (u.lead > 127) return overflow_code;
   const int qmin = emin - M;                   // log2 of the subnormal spacing
   if (u.lead < qmin - 32) return 0;            // below 2^-32 of the smallest step
   const int qe = (u.lead > emin ? u.lead : emin) - M;  // log2 of the spacing at |x|
-  const int shift = qe - u.e2;                 // in [0, 63] after the checks above
-  const uint64_t n = u.sig >> shift;
-  const uint64_t rem = u.sig - (n << shift);
+  int shift = qe - u.e2;                       // in [0, 84] after the checks above
+  uint64_t sig = u.sig;
+  if (shift > 32) {  // keep 32 bits below the rounding point, the rest as a sticky bit
+    const int s = shift - 32;
+    sig = (sig >> s) | uint64_t((sig & ((1ull << s) - 1)) != 0);
+    shift = 32;
+  }
+  const uint64_t n = sig >> shift;
+  const uint64_t rem = sig - (n << shift);
   const uint32_t code = (uint32_t(qe - qmin) << M) + uint32_t(n);
   bool up;
   if (stochastic) {
-    const uint64_t frac32 = shift <= 32 ? rem << (32 - shift) : rem >> (shift - 32);
-    up = random < frac32;
+    up = random < (rem << (32 - shift));
   } else {
     const uint64_t half = (1ull << shift) >> 1;
     up = rem > half || (rem == half && rem != 0 && (code & 1u));
