@@ -29,7 +29,7 @@ std::string iso_date() {
 
 nlohmann::json comm_summary(comm::Communicator& comm) {
   nlohmann::json out = nlohmann::json::object();
-  const comm::Stats& st = comm.stats();
+  const comm::Stats st = comm.stats();  // a copy: the reductions below are counted too
   for (int k = 0; k < int(comm::Kind::count_); ++k) {
     const auto kind = comm::Kind(k);
     const comm::KindStats& s = st[kind];

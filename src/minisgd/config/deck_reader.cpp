@@ -159,6 +159,8 @@ void DeckSection::finish() const {
   for (const auto& kv : node_) {
     const std::string key = kv.first.as<std::string>();
     if (!read_.count(key)) {
+      if (overridden_ && overridden_->count(full(key)))
+        throw InputError("--set " + full(key) + ": unknown key");
       std::ostringstream msg;
       msg << origin_ << ":" << kv.first.Mark().line + 1 << ": unknown key '" << full(key) << "'";
       throw InputError(msg.str());

@@ -97,6 +97,11 @@ Dataset<T> from_raw(const Config& c, const RawData& raw, const std::string& path
 template <class T>
 Dataset<T> generate(const Config& c, int rank, int ranks) {
   const SyntheticShape shape = synthetic_shape(c.data.synthetic);
+  // Labels are drawn for one loss; another loss may only reuse them where they are valid.
+  if (c.model.loss != shape.loss && c.model.loss != Loss::linear)
+    throw InputError("data.synthetic.kind: " + c.data.synthetic.kind + " draws labels for " +
+                     to_string(shape.loss) + " regression, not for model.loss " +
+                     to_string(c.model.loss));
   const SyntheticGenerator gen(c.run.seed, shape, c.data.synthetic.noise);
   const std::int64_t d = shape.features;
   const std::int64_t cols = d + (c.model.intercept ? 1 : 0);

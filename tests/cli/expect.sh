@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# expect.sh CODE REGEX SECONDS -- COMMAND...
+# Runs COMMAND, passes when it exits with CODE within SECONDS and its output matches REGEX.
+set -u
+code=$1 regex=$2 seconds=$3
+shift 4
+out=$(timeout --kill-after=5 "$seconds" "$@" 2>&1)
+rc=$?
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+  echo "FAIL: timed out after ${seconds}s (a rank left hanging?)"; echo "$out"; exit 1
+fi
+if [ "$rc" -ne "$code" ]; then
+  echo "FAIL: exit code $rc, expected $code"; echo "$out"; exit 1
+fi
+if ! grep -Eq -- "$regex" <<<"$out"; then
+  echo "FAIL: output does not match /$regex/"; echo "$out"; exit 1
+fi
+echo "ok: exit $rc, output matches /$regex/"

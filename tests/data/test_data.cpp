@@ -1,0 +1,131 @@
+// Data: LIBSVM parsing and its errors, the binary cache, the shuffle and the partition.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <set>
+
+#include "minisgd/core/errors.hpp"
+#include "minisgd/data/partition.hpp"
+#include "minisgd/data/raw_data.hpp"
+
+using namespace minisgd;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string error_of(const std::string& path, std::int64_t features = 0) {
+  try {
+    read_libsvm(path, features);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Libsvm, ParsesSparseRowsLabelsAndComments) {
+  const auto p = write_temp("ok.libsvm", "+1 1:0.5 3:-2 # comment\n\n-1 2:1e-3\n0 \n");
+  const RawData d = read_libsvm(p, 0);
+  ASSERT_EQ(d.rows, 3);
+  EXPECT_EQ(d.cols, 3);  // inferred from the largest index
+  EXPECT_EQ(d.labels, (std::vector<double>{1, -1, 0}));
+  EXPECT_EQ(d.row_ptr, (std::vector<std::int64_t>{0, 2, 3, 3}));
+  EXPECT_EQ(d.col, (std::vector<std::int64_t>{0, 2, 1}));
+  EXPECT_EQ(d.val, (std::vector<double>{0.5, -2, 1e-3}));
+  EXPECT_EQ(d.line, (std::vector<std::int64_t>{1, 3, 4}));
+  EXPECT_EQ(read_libsvm(p, 10).cols, 10);  // given features win
+}
+
+TEST(Libsvm, MalformedLinesNameFileAndLine) {
+  const auto p = [](const std::string& body) { return write_temp("bad.libsvm", body); };
+  EXPECT_EQ(error_of(p("1 1:2\nabc 1:2\n")),
+            ::testing::TempDir() + "bad.libsvm:2: expected a numeric label at the start of the line");
+  EXPECT_EQ(error_of(p("1 1:2\n1 1:2\n-1 3=4\n")),
+            ::testing::TempDir() + "bad.libsvm:3: expected index:value, got '3=4'");
+  EXPECT_EQ(error_of(p("1 0:2\n")), ::testing::TempDir() + "bad.libsvm:1: feature index 0 < 1");
+  EXPECT_EQ(error_of(p("1 2:1 1:2\n")),
+            ::testing::TempDir() + "bad.libsvm:1: feature indices must be strictly increasing");
+  EXPECT_EQ(error_of(p("1 2:x\n")), ::testing::TempDir() + "bad.libsvm:1: bad value for feature 2");
+  EXPECT_EQ(error_of(p("1 5:1\n"), 4),
+            ::testing::TempDir() + "bad.libsvm:1: feature index 5 exceeds data.features = 4");
+  EXPECT_EQ(error_of(::testing::TempDir() + "missing.libsvm"),
+            ::testing::TempDir() + "missing.libsvm: cannot open data file");
+}
+
+TEST(BinaryCache, RoundTripsExactly) {
+  const auto p = write_temp("rt.libsvm", "1 1:0.1 4:-3.25\n-1 2:1e-300\n");
+  const RawData a = read_libsvm(p, 0);
+  const std::string cache = p + ".bin";
+  write_binary(cache, a);
+  EXPECT_TRUE(binary_is_fresh(cache, p));
+  const RawData b = read_binary(cache);
+  ASSERT_EQ(b.rows, a.rows);
+  ASSERT_EQ(b.cols, a.cols);
+  EXPECT_EQ(b.labels, a.labels);
+  std::vector<double> dense(a.rows * a.cols, 0.0);
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) dense[r * a.cols + a.col[k]] = a.val[k];
+  EXPECT_EQ(b.val, dense);  // bitwise: doubles stored as they are
+  std::ofstream(cache, std::ios::app) << "x";  // a damaged cache is not fresh
+  EXPECT_FALSE(binary_is_fresh(cache, p));
+}
+
+TEST(Partition, ShuffleIsAPermutationAndDeterministic) {
+  const auto a = shuffled_order(1000, 7, true);
+  std::vector<std::int64_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::int64_t> iota(1000);
+  std::iota(iota.begin(), iota.end(), 0);
+  EXPECT_EQ(sorted, iota);
+  EXPECT_EQ(a, shuffled_order(1000, 7, true));
+  EXPECT_NE(a, shuffled_order(1000, 8, true));
+  EXPECT_NE(a, iota);
+  EXPECT_EQ(shuffled_order(1000, 7, false), iota);
+}
+
+TEST(Partition, RowBatchesSplitEvenlyAndContiguously) {
+  const std::int64_t m = 103, b = 12;
+  for (int P : {1, 2, 3, 4}) {
+    for (std::int64_t t = 0; t < m / b; ++t) {
+      std::set<std::int64_t> seen;
+      for (int p = 0; p < P; ++p) {
+        const Partition part{Decomposition::row, p, P, m, 5};
+        const std::int64_t lb = part.local_batch(b);
+        ASSERT_EQ(lb * P, b);
+        // The local block [t·lb, (t+1)·lb) holds exactly this rank's positions of batch t.
+        for (std::int64_t q = t * b; q < (t + 1) * b; ++q) {
+          const std::int64_t l = part.local_index(q);
+          if (l >= 0) {
+            EXPECT_GE(l, t * lb);
+            EXPECT_LT(l, (t + 1) * lb);
+            EXPECT_TRUE(seen.insert(q).second);
+          }
+        }
+      }
+      EXPECT_EQ(std::int64_t(seen.size()), b);
+    }
+  }
+}
+
+TEST(Partition, ColumnsCoverEveryColumnOnce) {
+  for (int P : {1, 2, 3, 4, 7}) {
+    std::int64_t next = 0;
+    for (int p = 0; p < P; ++p) {
+      const Partition part{Decomposition::column, p, P, 50, 17};
+      EXPECT_EQ(part.col_begin(), next);
+      EXPECT_GE(part.local_cols(), 17 / P);
+      next = part.col_end();
+      EXPECT_EQ(part.local_rows(), 50);
+    }
+    EXPECT_EQ(next, 17);
+  }
+}

@@ -1,0 +1,50 @@
+#pragma once
+// Helpers shared by the tests: decks from text, quiet runs, weight comparisons.
+#include <mpi.h>
+
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "minisgd/app/run.hpp"
+#include "minisgd/config/deck.hpp"
+
+namespace minisgd::test {
+
+/// A Config from YAML text plus overrides, as the executable would build it.
+inline Config deck(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  return parse_deck(yaml, "test-deck", overrides);
+}
+
+/// Runs on `comm` with every line of output discarded.
+inline RunOutcome run_quiet(const Config& c, MPI_Comm comm = MPI_COMM_WORLD) {
+  struct Null : std::streambuf {
+    int overflow(int ch) override { return ch; }
+  } null_buf;
+  std::ostream null(&null_buf);
+  return run(c, comm, null, null);
+}
+
+/// max_i |a_i - b_i| / max(max_i |b_i|, tiny): the relative difference of two weight vectors.
+inline double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0, scale = 1e-300;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    diff = std::fmax(diff, std::fabs(a[i] - b[i]));
+    scale = std::fmax(scale, std::fabs(b[i]));
+  }
+  return a.size() == b.size() ? diff / scale : INFINITY;
+}
+
+inline int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+inline int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+}  // namespace minisgd::test
