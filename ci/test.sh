@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds and runs the whole test suite through ctest on every
+# Kokkos backend available here: Debian's Serial Kokkos and a cached OpenMP build of the same
+# release (ci/build_kokkos.sh). A race in a team kernel is invisible on Serial.
+# MINISGD_BACKENDS="serial openmp" selects backends.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source ci/env.sh
+ci/install_deps.sh
+jobs=$(nproc)
+
+build_and_test() {  # name, extra cmake args...
+  local name=$1; shift
+  local dir=build/$name
+  echo "=== minisgd: configure and build ($name)"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" > "$dir.log" 2>&1 || { tail -40 "$dir.log"; return 1; }
+  cmake --build "$dir" -j"$jobs" >> "$dir.log" 2>&1 || { grep -E 'error|Error' "$dir.log" | head -40; return 1; }
+  echo "=== minisgd: tests ($name)"
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600)
+}
+
+mkdir -p build
+for backend in ${MINISGD_BACKENDS:-serial openmp}; do
+  case $backend in
+    serial) build_and_test serial ;;
+    openmp)
+      prefix=$(ci/build_kokkos.sh openmp | tail -n 1)
+      build_and_test openmp -DCMAKE_PREFIX_PATH="$prefix" -DKokkos_DIR="$prefix/lib/cmake/Kokkos" \
+                     -DKokkosKernels_DIR="$prefix/lib/cmake/KokkosKernels" ;;
+    *) echo "unknown backend '$backend'" >&2; exit 2 ;;
+  esac
+done
