@@ -129,3 +129,18 @@ TEST(Sgd, DivergenceIsARuntimeFailure) {
                         {"solver.step_size=1000", "solver.eval_every=5"});
   EXPECT_EQ(abort_code(c), kRuntimeFailure);
 }
+
+// The modelled network charges every collective ⌈log2 P⌉·α + bytes/β on top of its real time.
+TEST(Sgd, EmulatedNetworkChargesLatencyPerCollective) {
+  const int P = test::world_size();
+  const Config c = deck(synthetic_deck("synth", "logistic", "row", "fp32"),
+                        {"comm.emulate={latency_us: 500, bandwidth_GBps: 1000}"});
+  const RunOutcome o = run_quiet(c);
+  const double seconds = o.report["comm"]["allreduce"]["seconds"].get<double>();
+  const double modelled = 40 * std::ceil(std::log2(double(P))) * 500e-6;
+  EXPECT_GE(seconds, modelled);
+  EXPECT_EQ(o.report.contains("comm_emulation"), true);
+  if (P > 1) {
+    EXPECT_GE(o.result.train_seconds, modelled);
+  }
+}

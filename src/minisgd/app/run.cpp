@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "minisgd/app/collective.hpp"
+#include "minisgd/comm/emulated_network.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/data/loader.hpp"
 #include "minisgd/report/output_files.hpp"
@@ -51,11 +52,21 @@ std::vector<double> gather_weights(const Vector<double>& local, const Partition&
   return w;
 }
 
+/// A communicator of its own for the training traffic, behind the modelled network if asked.
+std::unique_ptr<comm::Communicator> training_communicator(const Config& c,
+                                                          comm::MpiCommunicator& world) {
+  auto mpi = std::make_unique<comm::MpiCommunicator>(world.native());
+  if (!c.comm.emulated()) return mpi;
+  return std::make_unique<comm::EmulatedNetwork>(std::move(mpi), c.comm.latency_us * 1e-6,
+                                                 c.comm.bandwidth_GBps * 1e9);
+}
+
 template <class T>
 RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream& out,
                      std::ostream& err) {
   const bool root = world.rank() == 0;
-  comm::MpiCommunicator train_comm(world.native());  // training traffic only
+  const std::unique_ptr<comm::Communicator> train_comm_ptr = training_communicator(c, world);
+  comm::Communicator& train_comm = *train_comm_ptr;  // training traffic only
   Timers timers;
   Dataset<T> data;
   Dataset<T> test;
@@ -135,6 +146,10 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
     rep["result"]["test_loss"] = r.history.back().test_loss;
   rep["timers"] = timers.summary(world);
   rep["comm"] = comm_summary(train_comm);
+  if (c.comm.emulated())
+    rep["comm_emulation"] = {{"latency_us", c.comm.latency_us},
+                             {"bandwidth_GBps", c.comm.bandwidth_GBps},
+                             {"note", "communication times include a modelled network: emulated"}};
   rep["fom"] = {{"name", "samples_per_s"}, {"value", samples_per_s}};
 
   if (root) {

@@ -73,6 +73,9 @@ struct CompressionConfig {
 
 struct CommConfig {
   std::string backend = "mpi";
+  double latency_us = 0;      // comm.emulate: modelled network added to every call
+  double bandwidth_GBps = 0;  // 0: no emulation
+  bool emulated() const { return bandwidth_GBps > 0; }
 };
 
 struct OutputConfig {

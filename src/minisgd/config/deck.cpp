@@ -96,6 +96,13 @@ void read_compression(DeckSection s, CompressionConfig& c) {
 
 void read_comm(DeckSection s, CommConfig& c) {
   c.backend = s.choice("backend", c.backend, {"mpi"});
+  if (s.has("emulate")) {
+    DeckSection e = s.section("emulate");
+    c.latency_us = e.number("latency_us", 0.0, 0.0);
+    c.bandwidth_GBps = e.number("bandwidth_GBps", 0.0, 0.0);
+    if (c.bandwidth_GBps <= 0) e.fail("bandwidth_GBps", "required and > 0 when comm.emulate is given");
+    e.finish();
+  }
   s.finish();
 }
 

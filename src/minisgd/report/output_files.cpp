@@ -15,7 +15,8 @@ void print_summary(std::ostream& out, const nlohmann::json& rep) {
                   t["min"].get<double>(), t["mean"].get<double>(), t["max"].get<double>());
     out << line;
   }
-  out << "communication (training, per rank, max over ranks)\n";
+  out << "communication (training, per rank, max over ranks"
+      << (rep.contains("comm_emulation") ? "; EMULATED network" : "") << ")\n";
   for (const auto& [kind, s] : rep["comm"].items()) {
     std::snprintf(line, sizeof line, "  %-18s %10llu calls %14llu bytes %10.6f s\n", kind.c_str(),
                   static_cast<unsigned long long>(s["calls"].get<std::uint64_t>()),
