@@ -19,10 +19,20 @@ build_and_test() {  # name, extra cmake args...
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600)
 }
 
+install_check() {  # the installed package works for a downstream find_package(minisgd)
+  local dir=build/$1
+  echo "=== minisgd: install and find_package(minisgd) from a downstream project ($1)"
+  rm -rf "$dir-install" "$dir-consumer"
+  cmake --install "$dir" --prefix "$dir-install" > /dev/null
+  cmake -S tests/install_consumer -B "$dir-consumer" -DCMAKE_PREFIX_PATH="$dir-install;${2:-}" > "$dir-consumer.log" 2>&1 &&
+    cmake --build "$dir-consumer" >> "$dir-consumer.log" 2>&1 || { tail -30 "$dir-consumer.log"; return 1; }
+  "$dir-consumer/consumer"
+}
+
 mkdir -p build
 for backend in ${MINISGD_BACKENDS:-serial openmp}; do
   case $backend in
-    serial) build_and_test serial ;;
+    serial) build_and_test serial && install_check serial ;;
     openmp)
       prefix=$(ci/build_kokkos.sh openmp | tail -n 1)
       build_and_test openmp -DCMAKE_PREFIX_PATH="$prefix" -DKokkos_DIR="$prefix/lib/cmake/Kokkos" \
