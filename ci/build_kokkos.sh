@@ -135,14 +135,16 @@ if [[ "$BACKEND" == cuda ]]; then
   done
   if ((${#cuda_missing[@]})); then
     need_root "install ${cuda_missing[*]}"
-    # nvidia-cuda-toolkit lives in non-free; add that component for bookworm
-    # in its own file unless some source already provides it.
-    if ! grep -rqsE '^[^#]*non-free([[:space:]]|$)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    # nvidia-cuda-toolkit lives in non-free, and its libcuda1 dependency needs
+    # nvidia-support from contrib; add both components for bookworm in a file
+    # of its own unless some source already provides them.
+    if ! grep -rqsE '^[^#]*non-free([[:space:]]|$)' /etc/apt/sources.list /etc/apt/sources.list.d/ ||
+       ! grep -rqsE '^[^#]*contrib([[:space:]]|$)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
       cat >/etc/apt/sources.list.d/minisgd-non-free.sources <<'EOF'
 Types: deb
 URIs: http://deb.debian.org/debian
 Suites: bookworm bookworm-updates
-Components: non-free non-free-firmware
+Components: contrib non-free non-free-firmware
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
     fi

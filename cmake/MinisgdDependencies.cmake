@@ -55,3 +55,6 @@ find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 add_library(minisgd_random123 INTERFACE)
 target_include_directories(minisgd_random123 SYSTEM INTERFACE ${RANDOM123_INCLUDE_DIR})
 add_library(minisgd::random123 ALIAS minisgd_random123)
+
+# Optional cuBLAS and NCCL (Kokkos with CUDA only): minisgd_gpu, MINISGD_GPU_SOURCES.
+include(MinisgdGpu)

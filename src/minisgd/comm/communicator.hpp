@@ -49,6 +49,9 @@ class Communicator {
   virtual int size() const = 0;
   /// Name of the backend, e.g. "mpi".
   virtual std::string backend() const = 0;
+  /// True when the calls take device buffers (NCCL, CUDA-aware MPI): comm/view_collectives.hpp
+  /// then hands device views over as they are instead of through a host mirror.
+  virtual bool device_buffers() const { return false; }
 
   // Buffers are in the memory space the backend documents (host for MPI, device for NCCL).
   virtual void allreduce(void* buf, std::size_t count, DType t, Op op) = 0;

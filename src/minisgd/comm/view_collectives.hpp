@@ -1,7 +1,8 @@
 #pragma once
 // Collectives on Kokkos views. Host-accessible views go to the backend directly (after a
-// fence: Kokkos 4 does not synchronize with the default stream); device views travel through
-// a host mirror for host backends.
+// fence: Kokkos 4 does not synchronize with the default stream); device views go directly to
+// a backend that takes device buffers (NCCL, CUDA-aware MPI: Communicator::device_buffers())
+// and travel through a host mirror for host backends.
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/core/kokkos.hpp"
 
@@ -11,6 +12,8 @@ template <class View>
 void allreduce(Communicator& comm, const View& v, Op op = Op::sum) {
   fence();
   if constexpr (Kokkos::SpaceAccessibility<HostSpace, typename View::memory_space>::accessible) {
+    comm.allreduce(v.data(), v.span(), op);
+  } else if (comm.device_buffers()) {
     comm.allreduce(v.data(), v.span(), op);
   } else {
     auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), v);

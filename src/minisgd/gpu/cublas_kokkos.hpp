@@ -1,0 +1,75 @@
+#pragma once
+// Kokkos side of the cuBLAS Gram (gpu/cublas_gram.hpp): one cuBLAS handle per Kokkos::Cuda
+// execution space instance, bound to exec.cuda_stream(), and the packed block-lower Gram of
+// kernels/gram.hpp on Matrix/Vector views. Compiled only with MINISGD_HAVE_CUBLAS (which
+// implies Kokkos with CUDA).
+//
+// For the CA-SGD Gram (kernels/gram*): under #ifdef MINISGD_HAVE_CUBLAS,
+//   if (gpu::cublas_gram_supported<In, Acc>(tf32))
+//     gpu::cublas_block_lower_gram(Y, b, packed, tf32);   // then GramPath "cublas"
+// computes exactly what gram_team computes (without rounding emulation: use it only when the
+// accumulation Rounder is the identity) on the default Cuda instance, or pass an instance.
+// The result is ready in that instance's stream order; fence before reading it on the host
+// or handing it to a communicator (minisgd's collectives fence).
+#include <cstdint>
+#include <type_traits>
+
+#include "minisgd/core/kokkos.hpp"
+#include "minisgd/gpu/cublas_gram.hpp"
+#include "minisgd/precision/formats.hpp"
+
+namespace minisgd::gpu {
+
+/// The handle of an execution space instance (keyed by its stream), created on first use on
+/// the current device and destroyed at Kokkos::finalize (a finalize hook).
+CublasHandle& cublas_handle(const Kokkos::Cuda& exec);
+
+template <class T>
+constexpr bool is_gemm_input_v = std::is_same_v<T, double> || std::is_same_v<T, float> ||
+                                 std::is_same_v<T, precision::bf16> ||
+                                 std::is_same_v<T, precision::fp16>;
+
+template <class T>
+constexpr GemmInput gemm_input() {
+  static_assert(is_gemm_input_v<T>, "cuBLAS Gram inputs: double, float, bf16, fp16");
+  if constexpr (std::is_same_v<T, double>) return GemmInput::fp64;
+  else if constexpr (std::is_same_v<T, float>) return GemmInput::fp32;
+  else if constexpr (std::is_same_v<T, precision::bf16>) return GemmInput::bf16;
+  else return GemmInput::fp16;
+}
+
+template <class T>
+constexpr GemmAccum gemm_accum() {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>,
+                "cuBLAS Gram accumulation: double or float");
+  return std::is_same_v<T, double> ? GemmAccum::fp64 : GemmAccum::fp32;
+}
+
+/// Whether cuBLAS has a GEMM for inputs In with accumulation Acc (see cublas_gram.hpp).
+template <class In, class Acc>
+bool cublas_gram_supported(bool tf32 = false) {
+  if constexpr (is_gemm_input_v<In> && (std::is_same_v<Acc, double> || std::is_same_v<Acc, float>))
+    return cublas_supports(gemm_input<In>(), gemm_accum<Acc>(), tf32);
+  else
+    return false;
+}
+
+/// kernels/gram.hpp's packed strictly block-lower Gram of Y (rows a multiple of b), s−1
+/// GEMMs on exec's stream; not fenced. minisgd's bf16/fp16 have __nv_bfloat16's/__half's bit
+/// layout, so the views go to cuBLAS as they are.
+template <class In, class Acc>
+void cublas_block_lower_gram(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
+                             bool tf32 = false, const Kokkos::Cuda& exec = Kokkos::Cuda()) {
+  static_assert(sizeof(In) == (std::is_same_v<In, double> ? 8 : std::is_same_v<In, float> ? 4 : 2),
+                "storage type size must match the CUDA type");
+  const std::int64_t rows = std::int64_t(Y.extent(0)), cols = std::int64_t(Y.extent(1));
+  const std::int64_t s = b > 0 ? rows / b : 0;
+  if (std::int64_t(packed.extent(0)) < b * b * s * (s - 1) / 2)
+    throw std::invalid_argument("cublas_block_lower_gram: packed holds " +
+                                std::to_string(packed.extent(0)) + " values, needs " +
+                                std::to_string(b * b * s * (s - 1) / 2));
+  block_lower_gram(cublas_handle(exec), gemm_input<In>(), gemm_accum<Acc>(), rows, cols,
+                   rows > 1 ? std::int64_t(Y.stride_0()) : cols, b, Y.data(), packed.data(), tf32);
+}
+
+}  // namespace minisgd::gpu
