@@ -12,6 +12,7 @@
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/deck.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/gpu/gpu_support.hpp"
 #include "minisgd/version.hpp"
 
 namespace {
@@ -37,10 +38,10 @@ int run_main(int argc, char** argv) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    // Every rank sees the same arguments, so every rank reaches the same verdict.
-    int code = 0;
-    if (root) code = app.exit(e);
-    return e.get_exit_code() == 0 ? 0 : minisgd::kBadInput + 0 * code;
+    // Every rank sees the same arguments, so every rank reaches the same verdict; rank 0
+    // prints it (help, version or the error).
+    if (root) app.exit(e);
+    return e.get_exit_code() == 0 ? 0 : int(minisgd::kBadInput);
   }
 
   minisgd::Config config;
@@ -56,6 +57,7 @@ int run_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  minisgd::gpu::select_device_by_local_rank(MPI_COMM_WORLD, argc, argv);  // CUDA builds only
   int code = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
