@@ -56,5 +56,22 @@ add_library(minisgd_random123 INTERFACE)
 target_include_directories(minisgd_random123 SYSTEM INTERFACE ${RANDOM123_INCLUDE_DIR})
 add_library(minisgd::random123 ALIAS minisgd_random123)
 
+# oneDNN (optional): bf16 Gram products on CPUs with AVX512-BF16. Debian's dnnl-config.cmake
+# insists on OpenCL, so look for the header and library directly. Its OpenMP runtime is
+# linked too, so minisgd can hand oneDNN as many threads as Kokkos has.
+option(MINISGD_ENABLE_DNNL "Use oneDNN for bf16 Gram products when it is found" ON)
+set(MINISGD_HAVE_DNNL OFF)
+if(MINISGD_ENABLE_DNNL)
+  find_path(DNNL_INCLUDE_DIR dnnl.hpp)
+  find_library(DNNL_LIBRARY dnnl)
+  if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
+    find_package(OpenMP COMPONENTS CXX QUIET)
+    set(MINISGD_HAVE_DNNL ON)
+    message(STATUS "oneDNN: ${DNNL_LIBRARY} (bf16 Gram products)")
+  else()
+    message(STATUS "oneDNN not found: bf16 Gram products use the portable team kernel")
+  endif()
+endif()
+
 # Optional cuBLAS and NCCL (Kokkos with CUDA only): minisgd_gpu, MINISGD_GPU_SOURCES.
 include(MinisgdGpu)

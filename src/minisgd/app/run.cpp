@@ -10,12 +10,14 @@
 #include <sstream>
 
 #include "minisgd/app/collective.hpp"
+#include "minisgd/app/study.hpp"
 #include "minisgd/comm/emulated_network.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/data/loader.hpp"
 #include "minisgd/report/output_files.hpp"
 #include "minisgd/solvers/evaluator.hpp"
-#include "minisgd/solvers/sgd.hpp"
+#include "minisgd/precision/dispatch.hpp"
+#include "minisgd/solvers/stepper_factory.hpp"
 #include "minisgd/version.hpp"
 
 namespace minisgd {
@@ -82,11 +84,13 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
     out << "problem: " << data.description << ", " << to_string(c.model.loss)
         << " loss, l2 = " << c.model.l2 << (c.model.intercept ? ", intercept" : "") << "\n"
         << "solver:  " << to_string(c.solver.method) << ", " << to_string(c.solver.decomposition)
-        << " decomposition, " << c.precision.preset << ", batch " << b << ", " << nb
+        << " decomposition, "
+        << (c.solver.method == Method::ca_sgd ? "s = " + std::to_string(c.solver.s) + ", " : "")
+        << c.precision.preset << ", batch " << b << ", " << nb
         << " batches per epoch, " << world.size() << " rank(s)\n";
   }
 
-  SgdStepper<T> stepper(c, data, train_comm, timers);
+  const std::unique_ptr<Stepper> stepper = make_stepper(c, data, train_comm, timers);
   Evaluator<T> evaluator(c, data, world);
   Evaluator<T> test_evaluator(c, test, world);
   Evaluation eval{[&](const Vector<double>& w) { return evaluator.objective(w); }, {}};
@@ -96,12 +100,12 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
   RunOutcome o;
   collectively(world, err, [&] {
     o.result = train(
-        c, nb, stepper, eval, timers,
+        c, nb, *stepper, eval, timers,
         [&](double s) { return world.allreduce_value(s, comm::Op::max); },
         [&](const std::string& line) { if (root) out << line << std::endl; });
   });
   const TrainResult& r = o.result;
-  o.weights = gather_weights(stepper.local_weights(), data.part, world);
+  o.weights = gather_weights(stepper->local_weights(), data.part, world);
 
   // Verdict: relative distance to the reference, or (without one) a finite loss that fell.
   const auto& v = c.validation;
@@ -144,6 +148,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
                    {"tolerance", v.tolerance}};
   if (!r.history.empty() && std::isfinite(r.history.back().test_loss))
     rep["result"]["test_loss"] = r.history.back().test_loss;
+  rep["precision"] = precision::to_json(c.precision.plan);
   rep["timers"] = timers.summary(world);
   rep["comm"] = comm_summary(train_comm);
   if (c.comm.emulated())
@@ -202,8 +207,11 @@ RunOutcome run(const Config& c, MPI_Comm world_comm, std::ostream& out, std::ost
     out << "minisgd " << MINISGD_VERSION << " (" << MINISGD_GIT_HASH << "), Kokkos "
         << ExecSpace::name() << ", " << world.size() << " MPI rank(s), deck " << c.deck_path
         << std::endl;
-  if (c.precision.preset == "fp64") return run_typed<double>(c, world, out, err);
-  return run_typed<float>(c, world, out, err);
+  if (c.run.study == "precision") return run_precision_study(c, world_comm, out, err);
+  // X is stored in the container of precision.data (fp32 or fp64 for sgd).
+  return precision::with_compiled_type(precision::realize(c.precision.plan).storage, [&](auto tag) {
+    return run_typed<typename decltype(tag)::type>(c, world, out, err);
+  });
 }
 
 }  // namespace minisgd

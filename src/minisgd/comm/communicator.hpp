@@ -8,6 +8,11 @@
 #include <string>
 #include <type_traits>
 
+namespace minisgd::precision {
+struct bf16;
+struct fp16;
+}  // namespace minisgd::precision
+
 namespace minisgd::comm {
 
 enum class DType { f64, f32, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64 };
@@ -28,6 +33,8 @@ template <> constexpr DType dtype_of<std::uint8_t>() { return DType::u8; }
 template <> constexpr DType dtype_of<std::uint16_t>() { return DType::u16; }
 template <> constexpr DType dtype_of<std::uint32_t>() { return DType::u32; }
 template <> constexpr DType dtype_of<std::uint64_t>() { return DType::u64; }
+template <> constexpr DType dtype_of<precision::fp16>() { return DType::f16; }
+template <> constexpr DType dtype_of<precision::bf16>() { return DType::bf16; }
 
 struct KindStats {
   std::uint64_t calls = 0;

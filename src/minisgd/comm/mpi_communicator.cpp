@@ -5,6 +5,7 @@
 #include <string>
 
 #include "minisgd/comm/timed_call.hpp"
+#include "minisgd/precision/formats.hpp"
 
 namespace minisgd::comm {
 namespace {
@@ -44,26 +45,56 @@ void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("MPI error in ") + what);
 }
 
+// 16-bit float reductions: each partial result is computed in float and rounded back to
+// the format. The float sum of two bf16 or fp16 values rounded once more to the format is
+// the correctly rounded sum (float has at least 2p+2 bits for both), so every reduction step
+// is one correctly rounded addition, as a native 16-bit adder would do it.
+template <class T, Op op>
+void reduce_16bit(void* in, void* inout, int* len, MPI_Datatype*) {
+  const T* a = static_cast<const T*>(in);
+  T* b = static_cast<T*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    const float x = precision::to_float(a[i]), y = precision::to_float(b[i]);
+    float r = x + y;
+    if (op == Op::max) r = (x > y || x != x) ? x : y;
+    if (op == Op::min) r = (x < y || x != x) ? x : y;
+    b[i] = precision::from_float<T>(r);
+  }
+}
+
+template <class T>
+void create_16bit_ops(std::array<MPI_Op, 3>& ops) {
+  check(MPI_Op_create(&reduce_16bit<T, Op::sum>, 1, &ops[int(Op::sum)]), "MPI_Op_create");
+  check(MPI_Op_create(&reduce_16bit<T, Op::max>, 1, &ops[int(Op::max)]), "MPI_Op_create");
+  check(MPI_Op_create(&reduce_16bit<T, Op::min>, 1, &ops[int(Op::min)]), "MPI_Op_create");
+}
+
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(MPI_Comm parent) {
   check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  create_16bit_ops<precision::fp16>(f16_ops_);
+  create_16bit_ops<precision::bf16>(bf16_ops_);
 }
 
 MpiCommunicator::~MpiCommunicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (finalized) return;
+  for (MPI_Op& op : f16_ops_) MPI_Op_free(&op);
+  for (MPI_Op& op : bf16_ops_) MPI_Op_free(&op);
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
 void MpiCommunicator::allreduce(void* buf, std::size_t count, DType t, Op op) {
-  if (t == DType::f16 || t == DType::bf16)
-    throw std::logic_error("MPI allreduce has no 16-bit float reduction; use comm/collectives");
+  const MPI_Op mop = t == DType::f16    ? f16_ops_[int(op)]
+                    : t == DType::bf16 ? bf16_ops_[int(op)]
+                                       : mpi_op(op);
   const double bytes = 2.0 * (size_ - 1) / size_ * double(count * size_of(t));
   timed(stats_[Kind::allreduce], std::uint64_t(bytes), [&] {
-    check(MPI_Allreduce(MPI_IN_PLACE, buf, checked_count(count), mpi_type(t), mpi_op(op), comm_),
+    check(MPI_Allreduce(MPI_IN_PLACE, buf, checked_count(count), mpi_type(t), mop, comm_),
           "MPI_Allreduce");
   });
 }

@@ -1,6 +1,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <array>
+
 #include "minisgd/comm/communicator.hpp"
 
 namespace minisgd::comm {
@@ -11,6 +13,9 @@ namespace minisgd::comm {
 /// Bytes sent by MPI's own collectives are not observable, so they are counted as what a
 /// bandwidth-optimal algorithm sends per rank (docs/communication.md): allreduce
 /// 2(P-1)/P·n, allgather and alltoall (P-1)·n, bcast n at the root; sendrecv counts exactly.
+///
+/// f16 and bf16 allreduce use user-defined MPI operations that round every partial result
+/// to the format (a correctly rounded 16-bit addition per reduction step).
 class MpiCommunicator final : public Communicator {
  public:
   explicit MpiCommunicator(MPI_Comm parent = MPI_COMM_WORLD);
@@ -35,6 +40,8 @@ class MpiCommunicator final : public Communicator {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
+  std::array<MPI_Op, 3> f16_ops_{};   // indexed by Op
+  std::array<MPI_Op, 3> bf16_ops_{};
 };
 
 }  // namespace minisgd::comm

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "minisgd/precision/plan.hpp"
+
 namespace minisgd {
 
 enum class Loss { logistic, linear, poisson };
@@ -18,6 +20,8 @@ enum class Schedule { constant, inverse_time, step };
 struct RunConfig {
   std::string name = "minisgd";
   std::uint64_t seed = 42;
+  std::string study = "none";  // none | precision: fp32 baseline, then each knob lowered alone
+  precision::FormatSpec study_format{precision::Format::bf16, {}};  // the lowered format
 };
 
 struct SyntheticConfig {
@@ -30,6 +34,7 @@ struct SyntheticConfig {
 struct DataConfig {
   std::string source = "synthetic";  // libsvm | synthetic | binary
   std::string path;
+  std::string fallback = "none";  // none | stand-in: generate synthetic.kind when path is absent
   std::int64_t features = 0;  // 0: inferred from the file
   std::string test_path;
   SyntheticConfig synthetic;
@@ -64,7 +69,8 @@ struct SolverConfig {
 };
 
 struct PrecisionConfig {
-  std::string preset = "fp32";  // fp32 | fp64
+  std::string preset = "fp32";  // fp64 | fp32 | mixed | mixed-wire-bf16
+  precision::Plan plan = precision::preset_plan("fp32");  // the nine knobs in force
 };
 
 struct CompressionConfig {

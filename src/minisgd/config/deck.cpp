@@ -15,12 +15,20 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 void read_run(DeckSection s, RunConfig& c) {
   c.name = s.text("name", c.name);
   c.seed = static_cast<std::uint64_t>(s.integer("seed", 42, 0));
+  c.study = s.choice("study", c.study, {"none", "precision"});
+  const std::string lowered = s.text("study_format", precision::to_string(c.study_format));
+  try {
+    c.study_format = precision::parse_format(lowered);
+  } catch (const std::invalid_argument& e) {
+    s.fail("study_format", e.what());
+  }
   s.finish();
 }
 
 void read_data(DeckSection s, DataConfig& c) {
   c.source = s.choice("source", c.source, {"synthetic", "libsvm", "binary"});
   c.path = s.text("path", "");
+  c.fallback = s.choice("fallback", c.fallback, {"none", "stand-in"});
   c.features = s.integer("features", 0, 0);
   c.test_path = s.text("test_path", "");
   c.shuffle = s.flag("shuffle", c.shuffle);
@@ -67,10 +75,14 @@ void read_step_size(DeckSection& solver, StepSizeConfig& c) {
 void read_solver(DeckSection s, SolverConfig& c) {
   const std::string method = s.choice("method", "sgd", {"sgd", "ca-sgd"});
   c.method = method == "sgd" ? Method::sgd : Method::ca_sgd;
-  const std::string dec = s.choice("decomposition", "row", {"row", "column"});
+  const bool ca = c.method == Method::ca_sgd;
+  const std::string dec = s.choice("decomposition", ca ? "column" : "row", {"row", "column"});
   c.decomposition = dec == "row" ? Decomposition::row : Decomposition::column;
+  if (ca && c.decomposition == Decomposition::row)
+    s.fail("decomposition", "ca-sgd works in the column decomposition");
   c.batch_size = s.integer("batch_size", c.batch_size, 1);
   c.s = static_cast<int>(s.integer("s", 1, 1, 4096));
+  if (!ca && c.s != 1) s.fail("s", "inner steps per outer step are a ca-sgd setting (method is sgd)");
   read_step_size(s, c.step_size);
   c.epochs = s.number("epochs", c.epochs, 0.0);
   c.max_iters = s.integer("max_iters", 0, 0);
@@ -79,13 +91,40 @@ void read_solver(DeckSection s, SolverConfig& c) {
   c.eval_every = s.integer("eval_every", 0, 0);
   c.reshuffle = s.flag("reshuffle", false);
   if (c.epochs == 0 && c.max_iters == 0) s.fail("epochs", "epochs and max_iters are both 0");
-  if (c.method == Method::ca_sgd)
-    s.fail("method", "ca-sgd is not available in this build yet");
   s.finish();
 }
 
-void read_precision(DeckSection s, PrecisionConfig& c) {
-  c.preset = s.choice("preset", c.preset, {"fp32", "fp64"});
+/// A preset, then any of the nine knobs on top of it (docs/precision.md). SGD runs in one
+/// compiled precision, so it takes fp64 or fp32 only (data and weights, if given, must agree).
+void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
+  using namespace precision;
+  c.preset = s.choice("preset", c.preset, {"fp64", "fp32", "mixed", "mixed-wire-bf16"});
+  Plan plan = preset_plan(c.preset);
+  const std::string rounding = s.choice("rounding", "nearest", {"nearest", "stochastic"});
+  plan.rounding = rounding == "nearest" ? Rounding::nearest : Rounding::stochastic;
+  for (Knob k : all_knobs) {
+    const std::string value = s.text(name(k), to_string(plan[k]));
+    try {
+      plan[k] = parse_format(value);
+    } catch (const std::invalid_argument& e) {
+      s.fail(name(k), e.what());
+    }
+  }
+  if (method == Method::sgd) {
+    const char* why = "sgd runs in one precision: preset fp64 or fp32 (the nine knobs are "
+                      "CA-SGD's; use solver.method: ca-sgd)";
+    if (c.preset != "fp64" && c.preset != "fp32") s.fail("preset", why);
+    if (plan.rounding != Rounding::nearest) s.fail("rounding", why);
+    for (Knob k : all_knobs)
+      if (k != Knob::data && k != Knob::weights && s.has(name(k))) s.fail(name(k), why);
+    const Format f = plan[Knob::data].format;
+    if (f != Format::fp64 && f != Format::fp32) s.fail("data", why);
+    if (plan[Knob::weights].format != f)
+      s.fail("weights", "sgd keeps X and w in one precision: data and weights must agree");
+    c.preset = f == Format::fp64 ? "fp64" : "fp32";  // what the run actually uses
+    plan = preset_plan(c.preset);
+  }
+  c.plan = plan;
   s.finish();
 }
 
@@ -173,12 +212,15 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   read_data(top.section("data"), c.data);
   read_model(top.section("model"), c.model);
   read_solver(top.section("solver"), c.solver);
-  read_precision(top.section("precision"), c.precision);
+  read_precision(top.section("precision"), c.precision, c.solver.method);
   read_compression(top.section("compression"), c.compression);
   read_comm(top.section("comm"), c.comm);
   read_output(top.section("output"), c.output);
   read_validation(top.section("validation"), c.validation);
   top.finish();
+  if (c.run.study == "precision" && c.solver.method != Method::ca_sgd)
+    throw InputError(origin + ": run.study: precision lowers CA-SGD's knobs; it needs "
+                     "solver.method: ca-sgd");
   return c;
 }
 

@@ -6,9 +6,29 @@
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/raw_data.hpp"
 #include "minisgd/data/synthetic.hpp"
+#include "minisgd/precision/plan.hpp"
 
 namespace minisgd {
 namespace {
+
+/// Rounds a value of the data to precision.data (stochastic rounding keyed by its global row
+/// and column, so the stored matrix does not depend on P) and stores it as T, the format's
+/// container.
+template <class T>
+struct DataStore {
+  precision::Rounder round;
+  std::int64_t cols;
+  KOKKOS_INLINE_FUNCTION T operator()(double x, std::int64_t row, std::int64_t col) const {
+    return precision::round_into<T>(round, x, 0, std::uint64_t(row * cols + col));
+  }
+};
+
+template <class T>
+DataStore<T> data_store(const Config& c, std::int64_t cols) {
+  return {precision::rounder(c.precision.plan, precision::Knob::data, precision::Format::fp64,
+                             c.run.seed),
+          cols};
+}
 
 Partition make_partition(const Config& c, std::int64_t rows, std::int64_t cols, int rank,
                          int ranks, bool training) {
@@ -76,7 +96,8 @@ Dataset<T> from_raw(const Config& c, const RawData& raw, const std::string& path
   ds.y = Vector<double>("y", p.local_rows());
   auto hX = Kokkos::create_mirror_view(ds.X);
   auto hy = Kokkos::create_mirror_view(ds.y);
-  Kokkos::deep_copy(hX, T(0));
+  Kokkos::deep_copy(hX, T{});
+  const DataStore<T> store = data_store<T>(c, cols);
   const auto order = shuffled_order(raw.rows, c.run.seed, training && c.data.shuffle);
   const std::int64_t c0 = p.col_begin(), c1 = p.col_end();
   for (std::int64_t q = 0; q < raw.rows; ++q) {
@@ -86,8 +107,8 @@ Dataset<T> from_raw(const Config& c, const RawData& raw, const std::string& path
     const std::string where = raw.line[r] > 0 ? path + ":" + std::to_string(raw.line[r]) : path;
     hy(l) = checked_label(c, raw.labels[r], where);
     for (std::int64_t k = raw.row_ptr[r]; k < raw.row_ptr[r + 1]; ++k)
-      if (raw.col[k] >= c0 && raw.col[k] < c1) hX(l, raw.col[k] - c0) = T(raw.val[k]);
-    if (c.model.intercept && d >= c0 && d < c1) hX(l, d - c0) = T(1);
+      if (raw.col[k] >= c0 && raw.col[k] < c1) hX(l, raw.col[k] - c0) = store(raw.val[k], r, raw.col[k]);
+    if (c.model.intercept && d >= c0 && d < c1) hX(l, d - c0) = store(1.0, r, d);
   }
   Kokkos::deep_copy(ds.X, hX);
   Kokkos::deep_copy(ds.y, hy);
@@ -122,6 +143,7 @@ Dataset<T> generate(const Config& c, int rank, int ranks) {
   auto y = ds.y;
   const std::int64_t c0 = p.col_begin();
   const bool intercept = c.model.intercept;
+  const DataStore<T> store = data_store<T>(c, cols);
   // Local row l is shuffled position q = l·P + rank (row) or l (column).
   const std::int64_t stride = p.decomposition == Decomposition::row ? ranks : 1;
   const std::int64_t offset = p.decomposition == Decomposition::row ? rank : 0;
@@ -132,7 +154,7 @@ Dataset<T> generate(const Config& c, int rank, int ranks) {
         y(l) = gen.label(r);
         for (std::int64_t j = 0; j < std::int64_t(X.extent(1)); ++j) {
           const std::int64_t g = c0 + j;
-          X(l, j) = g < d ? T(gen.feature(r, g)) : T(intercept ? 1 : 0);
+          X(l, j) = store(g < d ? gen.feature(r, g) : intercept ? 1.0 : 0.0, r, g);
         }
       });
   fence();
@@ -159,6 +181,11 @@ SyntheticShape synthetic_shape(const SyntheticConfig& c) {
 template <class T>
 Dataset<T> load_training_data(const Config& c, int rank, int ranks) {
   if (c.data.source == "synthetic") return generate<T>(c, rank, ranks);
+  if (c.data.fallback == "stand-in" && !std::filesystem::exists(c.data.path)) {
+    Dataset<T> stand_in = generate<T>(c, rank, ranks);
+    stand_in.description += ", a stand-in: " + c.data.path + " not found";
+    return stand_in;
+  }
   const RawData raw = read_file(c, c.data.path, rank);
   return from_raw<T>(c, raw, c.data.path, rank, ranks, true, c.data.features);
 }
@@ -173,7 +200,13 @@ Dataset<T> load_test_data(const Config& c, int rank, int ranks, std::int64_t fea
 
 template Dataset<float> load_training_data<float>(const Config&, int, int);
 template Dataset<double> load_training_data<double>(const Config&, int, int);
+template Dataset<precision::bf16> load_training_data<precision::bf16>(const Config&, int, int);
+template Dataset<precision::fp16> load_training_data<precision::fp16>(const Config&, int, int);
 template Dataset<float> load_test_data<float>(const Config&, int, int, std::int64_t);
 template Dataset<double> load_test_data<double>(const Config&, int, int, std::int64_t);
+template Dataset<precision::bf16> load_test_data<precision::bf16>(const Config&, int, int,
+                                                                  std::int64_t);
+template Dataset<precision::fp16> load_test_data<precision::fp16>(const Config&, int, int,
+                                                                  std::int64_t);
 
 }  // namespace minisgd

@@ -7,6 +7,7 @@
 #include "minisgd/config/config.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/models/loss.hpp"
+#include "minisgd/precision/formats.hpp"
 
 namespace minisgd {
 
@@ -55,7 +56,7 @@ void sgd_update(const Vector<T>& w, const Vector<T>& g, T rho, T step_over_b) {
   KokkosBlas::axpby(-step_over_b, g, rho, w);
 }
 
-/// Σ_i ℓ(x_i·w; y_i) over rows [first, first+count) in FP64, whatever T is.
+/// Σ_i ℓ(x_i·w; y_i) over rows [first, first+count) in FP64, whatever T is (bf16 too).
 template <class T, class YView>
 double loss_sum(Loss loss, const Matrix<T>& X, const YView& y, const Vector<double>& w) {
   using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -68,7 +69,7 @@ double loss_sum(Loss loss, const Matrix<T>& X, const YView& y, const Vector<doub
         double z = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, cols),
-            [&](const int j, double& s) { s += double(X(i, j)) * w(j); }, z);
+            [&](const int j, double& s) { s += precision::to_double(X(i, j)) * w(j); }, z);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += loss_value<double>(loss, z, y(i)); });
       },
       total);
@@ -87,7 +88,7 @@ void margins_fp64(const Matrix<T>& X, const Vector<double>& w, const Vector<doub
         double s = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, cols),
-            [&](const int j, double& acc) { acc += double(X(i, j)) * w(j); }, s);
+            [&](const int j, double& acc) { acc += precision::to_double(X(i, j)) * w(j); }, s);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { z(i) = s; });
       });
 }

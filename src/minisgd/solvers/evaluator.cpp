@@ -43,5 +43,7 @@ double Evaluator<T>::objective(const Vector<double>& w) const {
 
 template class Evaluator<float>;
 template class Evaluator<double>;
+template class Evaluator<precision::bf16>;
+template class Evaluator<precision::fp16>;
 
 }  // namespace minisgd

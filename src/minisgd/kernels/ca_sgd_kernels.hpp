@@ -1,0 +1,149 @@
+#pragma once
+// The kernels of one CA-SGD outer step besides the Gram (DESIGN §4): gathering the batches
+// for the Gram, the partial margins r = Y w_k, the inner recurrence and the local weight
+// update. An outer step's s batches are given by the first local row of each; they need
+// not be adjacent. Arithmetic runs in A (double or float); a Rounder that is not the
+// identity emulates a narrower format by rounding after every operation.
+#include <cstdint>
+
+#include "minisgd/config/config.hpp"
+#include "minisgd/core/kokkos.hpp"
+#include "minisgd/kernels/gram.hpp"
+#include "minisgd/models/loss.hpp"
+#include "minisgd/precision/rounder.hpp"
+
+namespace minisgd {
+
+/// First local row of each batch of an outer step.
+using BatchRows = Kokkos::View<std::int64_t*, MemSpace>;
+
+/// Y(q, c) = X(row q of the stacked batches, c), rounded to the Gram input format (random
+/// bits keyed by step and the entry) and stored as In.
+template <class S, class In>
+void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
+                    const precision::Rounder& round, std::uint64_t step, const Matrix<In>& Y) {
+  const std::int64_t n = X.extent(1), total = std::int64_t(Y.extent(0)) * n;
+  Kokkos::parallel_for(
+      "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, total),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        const std::int64_t q = e / n, c = e % n;
+        Y(q, c) = precision::round_into<In>(round, X(first(q / b) + q % b, c), step, e);
+      });
+}
+
+/// r(q) = Σ_c X(row q, c)·w(c), accumulated in A (rounded after every addition when
+/// `accumulate` emulates a narrower format).
+template <class S, class A>
+void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
+                     const Vector<A>& w, const precision::Rounder& accumulate,
+                     const Vector<A>& r) {
+  using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  const int n = int(X.extent(1));
+  const precision::Rounder round = accumulate;
+  Kokkos::parallel_for(
+      "minisgd::partial_margins", Kokkos::TeamPolicy<ExecSpace>(r.extent(0), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Team& team) {
+        const std::int64_t q = team.league_rank(), row = first(q / b) + q % b;
+        if (round.identity) {
+          A sum = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, n),
+              [&](const int c, A& acc) { acc += precision::convert<A>(X(row, c)) * w(c); }, sum);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { r(q) = sum; });
+        } else {
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            A acc = 0;
+            for (int c = 0; c < n; ++c) acc = round(acc + round(precision::convert<A>(X(row, c)) * w(c)));
+            r(q) = acc;
+          });
+        }
+      });
+}
+
+/// v(i) ← round(v(i)) for i in [0, count), random bits keyed by (step, i).
+template <class A>
+void round_in_place(const Vector<A>& v, std::int64_t count, const precision::Rounder& round,
+                    std::uint64_t step) {
+  if (round.identity) return;
+  Kokkos::parallel_for(
+      "minisgd::round_in_place", Kokkos::RangePolicy<ExecSpace>(0, count),
+      KOKKOS_LAMBDA(const std::int64_t i) { v(i) = round(v(i), step, std::uint64_t(i)); });
+}
+
+/// The coefficients of an outer step of `steps` inner steps (0-based j):
+///   scale(j)   = c_j     = Π_{t<j} ρ_t,
+///   coef(j, i) = (η_i/b)·a_{j,i} = (η_i/b)·Π_{i<t<j} ρ_t   (i < j),
+/// for j = 0..steps; j = steps gives the weight update.
+struct Coefficients {
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> coef;
+  Kokkos::View<double*, MemSpace> scale;
+};
+
+/// The inner recurrence, redundantly on every rank, for j = 0..steps−1:
+///   z_j = c_j r_j − Σ_{i<j} coef(j,i)·G_{j,i} u_i,   u_j = ℓ'(z_j; y_j),
+/// with G the packed Gram and r the summed margins; then v(q) = coef(steps, q/b)·u(q), the
+/// weights of the update. One team walks the steps in order; its threads share the b rows.
+template <class A>
+void inner_recurrence(Loss loss, const Vector<A>& G, const Vector<A>& r, const Coefficients& k,
+                      const Vector<double>& y, const BatchRows& first, std::int64_t b, int steps,
+                      const precision::Rounder& arithmetic, const Vector<A>& u,
+                      const Vector<A>& v) {
+  using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  const precision::Rounder round = arithmetic;
+  const auto coef = k.coef;
+  const auto scale = k.scale;
+  Kokkos::parallel_for(
+      "minisgd::inner_recurrence", Kokkos::TeamPolicy<ExecSpace>(1, Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Team& team) {
+        for (int j = 0; j < steps; ++j) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b), [&](const std::int64_t l) {
+            const std::int64_t width = j * b;
+            const std::int64_t row = gram_row_offset(j, b) + l * width;  // G_{j,·} row l
+            A z = round(A(scale(j)) * r(j * b + l));
+            for (int i = 0; i < j; ++i) {
+              A dot = 0;
+              if (round.identity) {
+                for (std::int64_t c = 0; c < b; ++c) dot += G(row + i * b + c) * u(i * b + c);
+              } else {
+                for (std::int64_t c = 0; c < b; ++c)
+                  dot = round(dot + round(G(row + i * b + c) * u(i * b + c)));
+              }
+              z = round(z - round(A(coef(j, i)) * dot));
+            }
+            u(j * b + l) = round(loss_derivative<A>(loss, z, A(y(first(j) + l))));
+          });
+          team.team_barrier();
+        }
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, steps * b), [&](const std::int64_t q) {
+          v(q) = round(A(coef(steps, q / b)) * u(q));
+        });
+      });
+}
+
+/// w(c) ← c_{s+1}·w(c) − Σ_q X(row q, c)·v(q), the sum accumulated in A (rounded by
+/// `accumulate` when emulated) and w rounded to the weights format (stochastic rounding
+/// keyed by step and the global column col0 + c).
+template <class S, class A>
+void update_weights(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
+                    const Vector<A>& v, double final_scale, const precision::Rounder& accumulate,
+                    const precision::Rounder& weights, std::uint64_t step, std::int64_t col0,
+                    const Vector<A>& w) {
+  const std::int64_t rows = steps * b;
+  const precision::Rounder acc_round = accumulate, w_round = weights;
+  const A scale = A(final_scale);
+  Kokkos::parallel_for(
+      "minisgd::update_weights", Kokkos::RangePolicy<ExecSpace>(0, w.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t c) {
+        A g = 0;
+        if (acc_round.identity) {
+          for (std::int64_t q = 0; q < rows; ++q)
+            g += precision::convert<A>(X(first(q / b) + q % b, c)) * v(q);
+        } else {
+          for (std::int64_t q = 0; q < rows; ++q)
+            g = acc_round(g + acc_round(precision::convert<A>(X(first(q / b) + q % b, c)) * v(q)));
+        }
+        w(c) = w_round(w_round(scale * w(c)) - g, step, std::uint64_t(col0 + c));
+      });
+}
+
+}  // namespace minisgd

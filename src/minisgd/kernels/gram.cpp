@@ -1,0 +1,167 @@
+#include "minisgd/kernels/gram.hpp"
+
+#include <KokkosBlas3_gemm.hpp>
+
+#include <type_traits>
+#include <vector>
+
+#ifdef MINISGD_HAVE_DNNL
+#include "minisgd/kernels/gram_dnnl.hpp"
+#endif
+
+namespace minisgd {
+
+const char* name(GramPath p) {
+  switch (p) {
+    case GramPath::blas: return "blas";
+    case GramPath::dnnl: return "dnnl";
+    case GramPath::team: return "team";
+  }
+  return "?";
+}
+
+namespace {
+
+// Output tile (rows × columns of a block row) and k-chunk staged in scratch per team.
+constexpr int kTile = 32;
+constexpr int kChunk = 32;
+
+}  // namespace
+
+template <class In, class Acc>
+void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
+               const precision::Rounder& accumulate) {
+  const std::int64_t s = std::int64_t(Y.extent(0)) / b, n = Y.extent(1);
+  if (s < 2) return;
+  // Work items: (block row j, row tile, column tile) covering every b × jb block row.
+  std::vector<int> host_items;
+  const std::int64_t row_tiles = (b + kTile - 1) / kTile;
+  for (std::int64_t j = 1; j < s; ++j)
+    for (std::int64_t rt = 0; rt < row_tiles; ++rt)
+      for (std::int64_t ct = 0; ct * kTile < j * b; ++ct)
+        host_items.insert(host_items.end(), {int(j), int(rt), int(ct)});
+  const std::int64_t count = std::int64_t(host_items.size()) / 3;
+  Kokkos::View<int* [3], MemSpace> items("minisgd::gram_items", count);
+  Kokkos::deep_copy(items, Kokkos::View<const int* [3], HostSpace,
+                                        Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               host_items.data(), count));
+
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Team = Policy::member_type;
+  using Scratch = Kokkos::View<Acc**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const std::size_t scratch = 2 * Scratch::shmem_size(kTile, kChunk) + Scratch::shmem_size(kTile, kTile);
+  const precision::Rounder round = accumulate;
+  Kokkos::parallel_for(
+      "minisgd::gram_team",
+      Policy(count, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      KOKKOS_LAMBDA(const Team& team) {
+        const std::int64_t j = items(team.league_rank(), 0);
+        const std::int64_t r0 = std::int64_t(items(team.league_rank(), 1)) * kTile;
+        const std::int64_t c0 = std::int64_t(items(team.league_rank(), 2)) * kTile;
+        const std::int64_t width = j * b;  // columns of block row j
+        const int rows = int(kmin<std::int64_t>(kTile, b - r0));
+        const int cols = int(kmin<std::int64_t>(kTile, width - c0));
+        Scratch A(team.team_scratch(0), kTile, kChunk);  // rows of Y_j
+        Scratch B(team.team_scratch(0), kTile, kChunk);  // rows of Y_0..Y_{j-1}
+        Scratch C(team.team_scratch(0), kTile, kTile);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * cols),
+                             [&](const int e) { C(e / cols, e % cols) = Acc(0); });
+        for (std::int64_t k0 = 0; k0 < n; k0 += kChunk) {
+          const int kk = int(kmin<std::int64_t>(kChunk, n - k0));
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTile * kk), [&](const int e) {
+            const int i = e / kk, k = e % kk;
+            A(i, k) = i < rows ? precision::convert<Acc>(Y(j * b + r0 + i, k0 + k)) : Acc(0);
+            B(i, k) = i < cols ? precision::convert<Acc>(Y(c0 + i, k0 + k)) : Acc(0);
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * cols), [&](const int e) {
+            const int i = e / cols, c = e % cols;
+            Acc acc = C(i, c);
+            if (round.identity) {
+              for (int k = 0; k < kk; ++k) acc += A(i, k) * B(c, k);
+            } else {  // an emulated narrower accumulator: round after every addition
+              for (int k = 0; k < kk; ++k) acc = round(acc + A(i, k) * B(c, k));
+            }
+            C(i, c) = acc;
+          });
+        }
+        team.team_barrier();
+        const std::int64_t out = gram_row_offset(j, b) + r0 * width + c0;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * cols), [&](const int e) {
+          const int i = e / cols, c = e % cols;
+          packed(out + i * width + c) = C(i, c);
+        });
+      });
+}
+
+template <class T>
+void gram_blas(const Matrix<T>& Y, std::int64_t b, const Vector<T>& packed) {
+  using Out = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const std::int64_t s = std::int64_t(Y.extent(0)) / b;
+  for (std::int64_t j = 1; j < s; ++j) {
+    const auto Yj = Kokkos::subview(Y, Kokkos::make_pair(j * b, (j + 1) * b), Kokkos::ALL());
+    const auto Yprev = Kokkos::subview(Y, Kokkos::make_pair(std::int64_t(0), j * b), Kokkos::ALL());
+    const Out G(packed.data() + gram_row_offset(j, b), b, j * b);
+    KokkosBlas::gemm("N", "T", T(1), Yj, Yprev, T(0), G);
+  }
+}
+
+BlockLowerGram::BlockLowerGram() {
+#ifdef MINISGD_HAVE_DNNL
+  if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible)
+    dnnl_ = DnnlGram::create();
+#endif
+}
+
+BlockLowerGram::~BlockLowerGram() = default;
+
+std::string BlockLowerGram::dnnl_implementation() const {
+#ifdef MINISGD_HAVE_DNNL
+  if (dnnl_) return dnnl_->implementation();
+#endif
+  return "";
+}
+
+template <class In, class Acc>
+GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
+                                 const precision::Rounder& accumulate) {
+  if constexpr (std::is_same_v<In, Acc>) {
+    if (accumulate.identity) {
+      gram_blas(Y, b, packed);
+      return GramPath::blas;
+    }
+  }
+#ifdef MINISGD_HAVE_DNNL
+  if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<Acc, float>) {
+    if (dnnl_ && accumulate.identity) {
+      fence();
+      dnnl_->compute(Y.data(), Y.extent(0), Y.extent(1), Y.stride(0), b, packed.data());
+      return GramPath::dnnl;
+    }
+  }
+#endif
+  gram_team(Y, b, packed, accumulate);
+  return GramPath::team;
+}
+
+#define MINISGD_GRAM(In, Acc)                                                               \
+  template void gram_team<In, Acc>(const Matrix<In>&, std::int64_t, const Vector<Acc>&,      \
+                                   const precision::Rounder&);                               \
+  template GramPath BlockLowerGram::compute<In, Acc>(const Matrix<In>&, std::int64_t,       \
+                                                     const Vector<Acc>&, const precision::Rounder&);
+MINISGD_GRAM(double, double)
+MINISGD_GRAM(double, float)
+MINISGD_GRAM(float, double)
+MINISGD_GRAM(float, float)
+MINISGD_GRAM(precision::bf16, double)
+MINISGD_GRAM(precision::bf16, float)
+MINISGD_GRAM(precision::fp16, double)
+MINISGD_GRAM(precision::fp16, float)
+#undef MINISGD_GRAM
+
+template void gram_blas<float>(const Matrix<float>&, std::int64_t, const Vector<float>&);
+template void gram_blas<double>(const Matrix<double>&, std::int64_t, const Vector<double>&);
+
+}  // namespace minisgd

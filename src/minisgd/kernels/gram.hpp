@@ -1,0 +1,77 @@
+#pragma once
+// The Gram products of one CA-SGD outer step (DESIGN §4): for the s·b rows of the stacked
+// batches Y = [Y_0; …; Y_{s−1}] (b rows each), only the strictly block-lower blocks
+// Y_j Y_iᵀ (i < j) are ever used. They are stored packed by block row: block row j
+// (1 ≤ j < s) is the b × jb matrix Y_j [Y_0 … Y_{j−1}]ᵀ, row-major, at offset b²·j(j−1)/2,
+// b²·s(s−1)/2 numbers in all — the layout that goes on the wire. Each block row is one
+// GEMM, so library paths compute exactly the needed products.
+//
+// Three paths, chosen per call by BlockLowerGram:
+//   blas  same-precision fp32/fp64 through KokkosBlas::gemm (host BLAS, cuBLAS on GPUs);
+//   dnnl  bf16 inputs with fp32 accumulation through oneDNN's matmul on CPUs with
+//         AVX512-BF16 (built with oneDNN; checked at run time);
+//   team  a portable Kokkos team kernel tiled through scratch memory, one template on
+//         (input type, accumulator type); it also emulates narrower accumulation formats
+//         by rounding after every addition.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "minisgd/core/kokkos.hpp"
+#include "minisgd/precision/rounder.hpp"
+
+namespace minisgd {
+
+/// Numbers in the packed strictly block-lower Gram of s blocks of b rows.
+constexpr std::int64_t gram_packed_size(std::int64_t s, std::int64_t b) {
+  return b * b * s * (s - 1) / 2;
+}
+/// Offset of block row j in the packed Gram.
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t gram_row_offset(std::int64_t j, std::int64_t b) {
+  return b * b * j * (j - 1) / 2;
+}
+/// Multiply-adds of the packed Gram of s blocks of b rows over n columns (flops = 2·this).
+constexpr double gram_multiply_adds(std::int64_t s, std::int64_t b, std::int64_t n) {
+  return double(gram_packed_size(s, b)) * double(n);
+}
+
+enum class GramPath { blas, dnnl, team };
+const char* name(GramPath p);
+
+/// The portable team kernel: packed(...) = Σ_k Acc(Y(r,k))·Acc(Y(c,k)), accumulated in Acc,
+/// rounded by `accumulate` after every addition unless it is the identity. Compiled for
+/// In ∈ {double, float, bf16, fp16} and Acc ∈ {double, float}.
+template <class In, class Acc>
+void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
+               const precision::Rounder& accumulate);
+
+/// Same-precision path through KokkosBlas::gemm, one call per block row (T = float, double).
+template <class T>
+void gram_blas(const Matrix<T>& Y, std::int64_t b, const Vector<T>& packed);
+
+class DnnlGram;
+
+/// Chooses the fastest path that computes what was asked and keeps the state the library
+/// paths cache between calls (oneDNN primitives per block-row shape).
+class BlockLowerGram {
+ public:
+  BlockLowerGram();
+  ~BlockLowerGram();
+  BlockLowerGram(const BlockLowerGram&) = delete;
+  BlockLowerGram& operator=(const BlockLowerGram&) = delete;
+
+  /// Computes the packed Gram of Y (rows a multiple of b); returns the path taken.
+  template <class In, class Acc>
+  GramPath compute(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
+                   const precision::Rounder& accumulate);
+
+  /// True when bf16 inputs go through oneDNN (built with it and the CPU has AVX512-BF16).
+  bool dnnl_available() const { return dnnl_ != nullptr; }
+  /// oneDNN's implementation name for the bf16 matmul, e.g. "brg:avx512_core_bf16".
+  std::string dnnl_implementation() const;
+
+ private:
+  std::unique_ptr<DnnlGram> dnnl_;
+};
+
+}  // namespace minisgd

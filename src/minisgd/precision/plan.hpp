@@ -1,0 +1,82 @@
+#pragma once
+// The nine precision choices of one CA-SGD outer step (DESIGN §5), the presets, and how a
+// plan is realized by the few compiled type combinations (docs/precision.md).
+//
+// Compiled: the data matrix is stored as S ∈ {double, float, bf16, fp16}; the Gram reads
+// its input as In ∈ {double, float, bf16, fp16}; all arithmetic (Gram accumulation,
+// margins, recurrence, gradient, weights) runs in A ∈ {double, float}; the packed message
+// travels as W ∈ {double, float, bf16, fp16}. A knob whose format is one of these is
+// native; any other choice is emulated by rounding to the format at the point the knob
+// governs, after every operation for accumulations (values kept in a wider container).
+#include <array>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "minisgd/precision/format.hpp"
+#include "minisgd/precision/rounder.hpp"
+
+namespace minisgd::precision {
+
+enum class Knob {
+  data,            // storage of the data matrix X (hence of every batch Y)
+  gram_input,      // the Y tiles as fed to the Gram product
+  gram_accum,      // accumulation of the Gram dot products
+  gram_wire,       // the Gram on the wire (AllReduce payload and summation)
+  margin_accum,    // accumulation of the partial margins r = Y w
+  margin_wire,     // storage and wire format of r
+  recurrence,      // arithmetic of the inner recurrence (z_j, u_j)
+  gradient_accum,  // accumulation of the gradient product Yᵀu
+  weights,         // storage and update of w
+};
+constexpr int kKnobs = 9;
+constexpr std::array<Knob, kKnobs> all_knobs = {
+    Knob::data,        Knob::gram_input, Knob::gram_accum,     Knob::gram_wire, Knob::margin_accum,
+    Knob::margin_wire, Knob::recurrence, Knob::gradient_accum, Knob::weights};
+
+/// The deck key of a knob (precision.<name>).
+const char* name(Knob k);
+
+enum class Rounding { nearest, stochastic };
+const char* name(Rounding r);
+
+struct Plan {
+  std::string preset = "fp32";
+  Rounding rounding = Rounding::nearest;
+  std::array<FormatSpec, kKnobs> formats{};
+
+  FormatSpec& operator[](Knob k) { return formats[int(k)]; }
+  const FormatSpec& operator[](Knob k) const { return formats[int(k)]; }
+  /// True when every knob is `f` (a uniform fp32 or fp64 run).
+  bool uniform(Format f) const;
+};
+
+/// fp64 | fp32 | mixed | mixed-wire-bf16 (DESIGN §5; docs/precision.md). Throws
+/// std::invalid_argument for any other name.
+Plan preset_plan(const std::string& preset);
+
+/// How a plan maps onto the compiled types. Containers are fp64, fp32, bf16 or fp16.
+struct Realization {
+  Format storage;       // S: container of X
+  Format gram_input;    // In: container the Gram reads
+  Format compute;       // A: fp64 if any arithmetic or wire knob is fp64, else fp32
+  Format wire;          // W of an outer step with Gram blocks ([G, r] in one message)
+  Format margins_wire;  // W of an outer step of one inner step (r alone)
+  std::array<bool, kKnobs> native{};
+  std::array<std::string, kKnobs> how;  // one line per knob: what actually happens
+};
+
+Realization realize(const Plan& plan);
+
+/// The smallest compiled container that holds every value of `f` exactly.
+Format container(const FormatSpec& f);
+
+/// The rounding a knob applies to values computed in `arithmetic` (fp64 or fp32), with a
+/// stochastic-rounding stream of its own derived from the run seed.
+Rounder rounder(const Plan& plan, Knob k, Format arithmetic, std::uint64_t run_seed);
+
+/// The report's "precision" section: preset, rounding, and per knob its format, whether
+/// it is native, and how it is realized.
+nlohmann::json to_json(const Plan& plan);
+
+}  // namespace minisgd::precision

@@ -1,0 +1,194 @@
+#include "minisgd/solvers/ca_sgd.hpp"
+
+#include <stdexcept>
+#include <type_traits>
+
+#include "minisgd/comm/view_collectives.hpp"
+#include "minisgd/kernels/glm_kernels.hpp"
+#include "minisgd/precision/dispatch.hpp"
+
+namespace minisgd {
+
+using precision::Format;
+using precision::Knob;
+
+namespace {
+template <class T>
+Vector<T> slice(const Vector<T>& v, std::int64_t first, std::int64_t count) {
+  return Kokkos::subview(v, Kokkos::make_pair(first, first + count));
+}
+}  // namespace
+
+template <class S, class A>
+CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::Communicator& comm,
+                                 Timers& timers)
+    : data_(data),
+      comm_(comm),
+      timers_(timers),
+      loss_(c.model.loss),
+      s_(c.solver.s),
+      b_(c.solver.batch_size),
+      plan_(c.precision.plan),
+      real_(precision::realize(plan_)),
+      w_("w", data.part.local_cols()),
+      packed_("packed", message_size(c.solver.s)),
+      u_("u", std::int64_t(s_) * b_),
+      v_("v", std::int64_t(s_) * b_),
+      first_("batch_rows", s_),
+      first_host_(Kokkos::create_mirror_view(first_)),
+      coef_{Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>("coef", s_ + 1, s_),
+            Kokkos::View<double*, MemSpace>("scale", s_ + 1)},
+      coef_host_("coef_host", s_ + 1, s_),
+      scale_host_("scale_host", s_ + 1) {
+  const Format arithmetic = precision::format_traits<A>::format;
+  if (arithmetic != real_.compute || precision::format_traits<S>::format != real_.storage)
+    throw std::logic_error("CaSgdStepper instantiated with types that do not realize the plan");
+  const auto seed = c.run.seed;
+  // Gram inputs come from storage of any width, so their rounding is relative to fp64.
+  gram_input_ = precision::rounder(plan_, Knob::gram_input, Format::fp64, seed);
+  gram_accum_ = precision::rounder(plan_, Knob::gram_accum, arithmetic, seed);
+  gram_wire_ = precision::rounder(plan_, Knob::gram_wire, arithmetic, seed);
+  margin_accum_ = precision::rounder(plan_, Knob::margin_accum, arithmetic, seed);
+  margin_wire_ = precision::rounder(plan_, Knob::margin_wire, arithmetic, seed);
+  recurrence_ = precision::rounder(plan_, Knob::recurrence, arithmetic, seed);
+  gradient_accum_ = precision::rounder(plan_, Knob::gradient_accum, arithmetic, seed);
+  weights_ = precision::rounder(plan_, Knob::weights, arithmetic, seed);
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
+  const int n = int(steps.size());
+  set_up_step(steps);
+  {
+    auto t = timers_.scope("gram");
+    form_gram(n);
+  }
+  {
+    auto t = timers_.scope("margins");
+    const std::int64_t nG = gram_packed_size(n, b_);
+    partial_margins(data_.X, first_, b_, w_, margin_accum_, slice(packed_, nG, n * b_));
+  }
+  {
+    auto t = timers_.scope("allreduce");
+    exchange(n);
+  }
+  {
+    auto t = timers_.scope("recurrence");
+    const std::int64_t nG = gram_packed_size(n, b_);
+    inner_recurrence(loss_, packed_, slice(packed_, nG, n * b_), coef_, data_.y, first_,
+                     b_, n, recurrence_, u_, v_);
+  }
+  {
+    auto t = timers_.scope("update");
+    update_weights(data_.X, first_, b_, n, v_, scale_host_(n), gradient_accum_, weights_,
+                   2 * outer_, data_.part.col_begin(), w_);
+  }
+  ++outer_;
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::set_up_step(const std::vector<StepSpec>& steps) {
+  const int n = int(steps.size());
+  adjacent_ = true;
+  for (int j = 0; j < n; ++j) {
+    first_host_(j) = steps[j].batch * b_;
+    if (j > 0 && steps[j].batch != steps[j - 1].batch + 1) adjacent_ = false;
+  }
+  Kokkos::deep_copy(first_, first_host_);
+  // c_j = Π_{t<j} ρ_t and coef(j, i) = (η_i/b)·Π_{i<t<j} ρ_t, built from the right.
+  scale_host_(0) = 1.0;
+  for (int j = 0; j <= n; ++j) {
+    if (j > 0) scale_host_(j) = scale_host_(j - 1) * steps[j - 1].rho;
+    double between = 1.0;
+    for (int i = j - 1; i >= 0; --i) {
+      coef_host_(j, i) = steps[i].eta / double(b_) * between;
+      between *= steps[i].rho;
+    }
+  }
+  Kokkos::deep_copy(coef_.coef, coef_host_);
+  Kokkos::deep_copy(coef_.scale, scale_host_);
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::form_gram(int steps) {
+  if (steps < 2) return;  // no block below the diagonal
+  precision::with_compiled_type(real_.gram_input, [&](auto tag) {
+    form_gram_from<typename decltype(tag)::type>(steps);
+  });
+}
+
+template <class S, class A>
+template <class In>
+void CaSgdStepper<S, A>::form_gram_from(int steps) {
+  const std::int64_t rows = steps * b_, n = data_.X.extent(1);
+  const Vector<A> G = slice(packed_, 0, gram_packed_size(steps, b_));
+  if constexpr (std::is_same_v<In, S>) {
+    // The Gram reads X in place when the batches are adjacent rows already in its format.
+    const auto& d = plan_[Knob::data];
+    const auto& g = plan_[Knob::gram_input];
+    const bool same = d.format == g.format &&
+                      (d.format != Format::custom || (d.custom.E == g.custom.E && d.custom.M == g.custom.M));
+    if (same && adjacent_) {
+      gram_path_ = gram_.compute(row_block(data_.X, first_host_(0), rows), b_, G, gram_accum_);
+      return;
+    }
+  }
+  Matrix<In>& Y = std::get<Matrix<In>>(input_);
+  if (Y.extent(0) == 0) Y = Matrix<In>("gram_input", std::int64_t(s_) * b_, n);
+  const Matrix<In> Ys = row_block(Y, 0, rows);
+  gather_batches(data_.X, first_, b_, gram_input_, outer_, Ys);
+  gram_path_ = gram_.compute(Ys, b_, G, gram_accum_);
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::exchange(int steps) {
+  const std::int64_t nG = gram_packed_size(steps, b_), count = message_size(steps);
+  const Vector<A> G = slice(packed_, 0, nG), r = slice(packed_, nG, steps * b_);
+  // Round to the wire formats before the sum, and once more after it when the message
+  // travels in a wider container than a knob's format (an emulated wire format).
+  round_in_place(G, nG, gram_wire_, 2 * outer_);
+  round_in_place(r, steps * b_, margin_wire_, 2 * outer_);
+  const Format W = steps > 1 ? real_.wire : real_.margins_wire;
+  precision::with_compiled_type(W, [&](auto tag) { exchange_as<typename decltype(tag)::type>(count); });
+  if (W != plan_[Knob::gram_wire].format) round_in_place(G, nG, gram_wire_, 2 * outer_ + 1);
+  if (W != plan_[Knob::margin_wire].format) round_in_place(r, steps * b_, margin_wire_, 2 * outer_ + 1);
+}
+
+template <class S, class A>
+template <class W>
+void CaSgdStepper<S, A>::exchange_as(std::int64_t count) {
+  const Vector<A> message = slice(packed_, 0, count);
+  if constexpr (std::is_same_v<W, A>) {
+    comm::allreduce(comm_, message);
+  } else {
+    Vector<W>& buffer = std::get<Vector<W>>(wire_);
+    if (buffer.extent(0) == 0) buffer = Vector<W>("wire", packed_.extent(0));
+    const Vector<W> wire = slice(buffer, 0, count);
+    // Exact: the values were rounded to the wire formats, which W holds.
+    Kokkos::parallel_for(
+        "minisgd::pack_wire", Kokkos::RangePolicy<ExecSpace>(0, count),
+        KOKKOS_LAMBDA(const std::int64_t i) { wire(i) = precision::convert<W>(message(i)); });
+    comm::allreduce(comm_, wire);
+    Kokkos::parallel_for(
+        "minisgd::unpack_wire", Kokkos::RangePolicy<ExecSpace>(0, count),
+        KOKKOS_LAMBDA(const std::int64_t i) { message(i) = precision::convert<A>(wire(i)); });
+  }
+}
+
+template <class S, class A>
+Vector<double> CaSgdStepper<S, A>::local_weights() const {
+  Vector<double> w("w_fp64", w_.extent(0));
+  convert_copy(w_, w);
+  return w;
+}
+
+template class CaSgdStepper<double, double>;
+template class CaSgdStepper<double, float>;
+template class CaSgdStepper<float, double>;
+template class CaSgdStepper<float, float>;
+template class CaSgdStepper<precision::bf16, double>;
+template class CaSgdStepper<precision::bf16, float>;
+template class CaSgdStepper<precision::fp16, double>;
+template class CaSgdStepper<precision::fp16, float>;
+
+}  // namespace minisgd

@@ -1,0 +1,73 @@
+#pragma once
+// Communication-avoiding (s-step) SGD in the column decomposition (DESIGN §4; docs/ca_sgd.md):
+// one AllReduce of the packed [strictly block-lower Gram, partial margins] per outer step of
+// up to s inner steps, the inner recurrence redundantly on every rank, and a local update.
+//
+// S is the storage type of X, A the arithmetic type; the other precision knobs are chosen at
+// run time from the plan (precision/plan.hpp says which are native and which emulated).
+#include <tuple>
+
+#include "minisgd/comm/communicator.hpp"
+#include "minisgd/config/config.hpp"
+#include "minisgd/data/dataset.hpp"
+#include "minisgd/kernels/ca_sgd_kernels.hpp"
+#include "minisgd/kernels/gram.hpp"
+#include "minisgd/precision/plan.hpp"
+#include "minisgd/report/timers.hpp"
+#include "minisgd/solvers/stepper.hpp"
+
+namespace minisgd {
+
+template <class S, class A>
+class CaSgdStepper final : public Stepper {
+ public:
+  CaSgdStepper(const Config& c, const Dataset<S>& data, comm::Communicator& comm, Timers& timers);
+  int group_size() const override { return s_; }
+  void advance(const std::vector<StepSpec>& steps) override;
+  Vector<double> local_weights() const override;
+
+  /// Numbers in the packed message of an outer step of `steps` inner steps.
+  std::int64_t message_size(int steps) const { return gram_packed_size(steps, b_) + steps * b_; }
+  /// Path the Gram took in the last outer step with Gram blocks.
+  GramPath gram_path() const { return gram_path_; }
+
+ private:
+  void set_up_step(const std::vector<StepSpec>& steps);
+  void form_gram(int steps);
+  template <class In>
+  void form_gram_from(int steps);
+  void exchange(int steps);
+  template <class W>
+  void exchange_as(std::int64_t count);
+
+  const Dataset<S>& data_;
+  comm::Communicator& comm_;
+  Timers& timers_;
+  Loss loss_;
+  int s_;
+  std::int64_t b_;
+  precision::Plan plan_;
+  precision::Realization real_;
+  // One rounding per knob, relative to the type its values are computed in.
+  precision::Rounder gram_input_, gram_accum_, gram_wire_, margin_accum_, margin_wire_,
+      recurrence_, gradient_accum_, weights_;
+
+  Vector<A> w_;
+  Vector<A> packed_;  // [G (strictly block-lower, by block rows) | r], the message in A
+  Vector<A> u_, v_;   // ℓ' of every inner step; coefficient-weighted ℓ' for the update
+  BatchRows first_;   // first local row of each batch of the outer step
+  typename BatchRows::HostMirror first_host_;
+  Coefficients coef_;
+  Kokkos::View<double**, Kokkos::LayoutRight, HostSpace> coef_host_;
+  Kokkos::View<double*, HostSpace> scale_host_;
+  bool adjacent_ = false;  // this outer step's batches are consecutive rows of X
+  std::uint64_t outer_ = 0;  // outer steps taken: keys stochastic rounding
+
+  BlockLowerGram gram_;
+  GramPath gram_path_ = GramPath::team;
+  // The Gram input and wire buffers of the types in use (the others stay empty).
+  std::tuple<Matrix<double>, Matrix<float>, Matrix<precision::bf16>, Matrix<precision::fp16>> input_;
+  std::tuple<Vector<double>, Vector<float>, Vector<precision::bf16>, Vector<precision::fp16>> wire_;
+};
+
+}  // namespace minisgd
