@@ -4,9 +4,11 @@
 #include <mpi.h>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/gpu/gpu_support.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  minisgd::gpu::select_device_by_local_rank(MPI_COMM_WORLD, argc, argv);  // one GPU per rank
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int failed = 0;

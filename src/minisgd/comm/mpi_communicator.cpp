@@ -71,7 +71,7 @@ void create_16bit_ops(std::array<MPI_Op, 3>& ops) {
 
 }  // namespace
 
-MpiCommunicator::MpiCommunicator(MPI_Comm parent) {
+MpiCommunicator::MpiCommunicator(MPI_Comm parent, bool gpu_aware) : gpu_aware_(gpu_aware) {
   check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);

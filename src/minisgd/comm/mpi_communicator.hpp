@@ -18,7 +18,9 @@ namespace minisgd::comm {
 /// to the format (a correctly rounded 16-bit addition per reduction step).
 class MpiCommunicator final : public Communicator {
  public:
-  explicit MpiCommunicator(MPI_Comm parent = MPI_COMM_WORLD);
+  /// gpu_aware: the MPI library is CUDA-aware, so device views are handed to it as they are
+  /// (comm.gpu_aware; reductions on device memory are then the library's business).
+  explicit MpiCommunicator(MPI_Comm parent = MPI_COMM_WORLD, bool gpu_aware = false);
   ~MpiCommunicator() override;
   MpiCommunicator(const MpiCommunicator&) = delete;
   MpiCommunicator& operator=(const MpiCommunicator&) = delete;
@@ -26,6 +28,7 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string backend() const override { return "mpi"; }
+  bool device_buffers() const override { return gpu_aware_; }
   MPI_Comm native() const { return comm_; }
 
   void allreduce(void* buf, std::size_t count, DType t, Op op) override;
@@ -40,6 +43,7 @@ class MpiCommunicator final : public Communicator {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
+  bool gpu_aware_ = false;
   std::array<MPI_Op, 3> f16_ops_{};   // indexed by Op
   std::array<MPI_Op, 3> bf16_ops_{};
 };

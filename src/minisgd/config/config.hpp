@@ -69,6 +69,8 @@ struct SolverConfig {
 };
 
 struct PrecisionConfig {
+  std::string gram_engine = "auto";  // auto | portable | cublas: who computes the Gram (docs/gpu.md)
+  bool tf32 = false;                 // fp32 Gram inputs on Tensor Cores in TF32 (cuBLAS only)
   std::string preset = "fp32";  // fp64 | fp32 | mixed | mixed-wire-bf16
   precision::Plan plan = precision::preset_plan("fp32");  // the nine knobs in force
 };
@@ -78,7 +80,8 @@ struct CompressionConfig {
 };
 
 struct CommConfig {
-  std::string backend = "mpi";
+  std::string backend = "mpi";  // mpi | nccl (docs/gpu.md)
+  bool gpu_aware = false;       // mpi only: hand device buffers to a CUDA-aware MPI
   double latency_us = 0;      // comm.emulate: modelled network added to every call
   double bandwidth_GBps = 0;  // 0: no emulation
   bool emulated() const { return bandwidth_GBps > 0; }
