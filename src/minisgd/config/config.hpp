@@ -16,6 +16,7 @@ enum class Loss { logistic, linear, poisson };
 enum class Decomposition { row, column };
 enum class Method { sgd, ca_sgd };
 enum class Schedule { constant, inverse_time, step };
+enum class OptimizerKind { sgd, momentum, adam };
 
 struct RunConfig {
   std::string name = "minisgd";
@@ -54,6 +55,12 @@ struct StepSizeConfig {
   double decay = 0.0;
 };
 
+struct AdamConfig {
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+};
+
 struct SolverConfig {
   Method method = Method::sgd;
   Decomposition decomposition = Decomposition::row;
@@ -66,6 +73,9 @@ struct SolverConfig {
   double time_limit = 0.0;              // seconds, 0: none
   std::int64_t eval_every = 0;          // iterations, 0: once per epoch
   bool reshuffle = false;               // new batch order every epoch
+  OptimizerKind optimizer = OptimizerKind::sgd;
+  double momentum = 0.9;                // heavy-ball coefficient
+  AdamConfig adam;
 };
 
 struct PrecisionConfig {
@@ -75,8 +85,36 @@ struct PrecisionConfig {
   precision::Plan plan = precision::preset_plan("fp32");  // the nine knobs in force
 };
 
+// Parameters of each gradient compressor (docs/compression.md): one map per method.
+struct CastParams {
+  std::string format = "fp16";  // fp16 | bf16
+};
+struct SparsifyParams {
+  double density = 0.01;  // k = ⌈density·d⌉
+};
+struct QuantizeParams {
+  int bits = 8;
+  std::string dithering = "standard";  // standard | exponential
+};
+struct ApsParams {
+  std::string format = "e5m2";  // wire format, at most 16 bits (precision::parse_format names)
+  std::int64_t block_size = 256;
+  bool kahan = false;
+};
+struct LocoParams {
+  int bits = 4;
+  double beta = 0.8;
+  std::int64_t reset_period = 1024;
+  std::int64_t group_size = 128;
+};
+
 struct CompressionConfig {
-  std::string method = "none";
+  std::string method = "none";  // none | cast | topk | qsgd | aps | global-qsgd | gtopk | loco
+  CastParams cast;
+  SparsifyParams topk, gtopk;
+  QuantizeParams qsgd, global_qsgd;
+  ApsParams aps;
+  LocoParams loco;
 };
 
 struct CommConfig {
@@ -116,5 +154,6 @@ const char* to_string(Loss l);
 const char* to_string(Decomposition d);
 const char* to_string(Method m);
 const char* to_string(Schedule s);
+const char* to_string(OptimizerKind o);
 
 }  // namespace minisgd

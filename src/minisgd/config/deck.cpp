@@ -4,9 +4,9 @@
 #include <set>
 #include <sstream>
 
+#include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/config/deck_reader.hpp"
 #include "minisgd/core/errors.hpp"
-#include "minisgd/gpu/gpu_support.hpp"
 
 namespace minisgd {
 namespace {
@@ -73,6 +73,24 @@ void read_step_size(DeckSection& solver, StepSizeConfig& c) {
   s.finish();
 }
 
+/// solver.optimizer and its parameters (docs/compression.md, "Optimizers").
+void read_optimizer(DeckSection& solver, SolverConfig& c) {
+  const std::string opt = solver.choice("optimizer", "sgd", {"sgd", "momentum", "adam"});
+  c.optimizer = opt == "sgd" ? OptimizerKind::sgd : opt == "momentum" ? OptimizerKind::momentum : OptimizerKind::adam;
+  if (c.method == Method::ca_sgd && c.optimizer != OptimizerKind::sgd)
+    solver.fail("optimizer", "ca-sgd's recurrence is plain SGD; use optimizer: sgd");
+  c.momentum = solver.number("momentum", c.momentum, 0.0, 1.0);
+  if (c.momentum >= 1) solver.fail("momentum", "must be in [0, 1)");
+  DeckSection adam = solver.section("adam");
+  c.adam.beta1 = adam.number("beta1", c.adam.beta1, 0.0, 1.0);
+  if (c.adam.beta1 >= 1) adam.fail("beta1", "must be in [0, 1)");
+  c.adam.beta2 = adam.number("beta2", c.adam.beta2, 0.0, 1.0);
+  if (c.adam.beta2 >= 1) adam.fail("beta2", "must be in [0, 1)");
+  c.adam.epsilon = adam.number("epsilon", c.adam.epsilon, 0.0);
+  if (c.adam.epsilon <= 0) adam.fail("epsilon", "must be > 0");
+  adam.finish();
+}
+
 void read_solver(DeckSection s, SolverConfig& c) {
   const std::string method = s.choice("method", "sgd", {"sgd", "ca-sgd"});
   c.method = method == "sgd" ? Method::sgd : Method::ca_sgd;
@@ -91,6 +109,7 @@ void read_solver(DeckSection s, SolverConfig& c) {
   c.time_limit = s.number("time_limit", 0.0, 0.0);
   c.eval_every = s.integer("eval_every", 0, 0);
   c.reshuffle = s.flag("reshuffle", false);
+  read_optimizer(s, c);
   if (c.epochs == 0 && c.max_iters == 0) s.fail("epochs", "epochs and max_iters are both 0");
   s.finish();
 }
@@ -126,34 +145,57 @@ void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
     plan = preset_plan(c.preset);
   }
   c.plan = plan;
-  // The CUDA-only Gram paths (docs/gpu.md): asking for them elsewhere is an input error.
-  c.gram_engine = s.choice("gram_engine", c.gram_engine, {"auto", "portable", "cublas"});
-  c.tf32 = s.flag("tf32", c.tf32);
-  if (c.gram_engine == "cublas" && !gpu::cublas_build_reason().empty())
-    s.fail("gram_engine", "cublas " + gpu::cublas_build_reason());
-  if (c.tf32 && !gpu::cublas_build_reason().empty())
-    s.fail("tf32", "TF32 Tensor Core Gram " + gpu::cublas_build_reason());
-  if (c.tf32 && c.gram_engine == "portable")
-    s.fail("tf32", "TF32 is a cuBLAS mode: not with gram_engine: portable");
   s.finish();
 }
 
-void read_compression(DeckSection s, CompressionConfig& c) {
-  c.method = s.choice("method", c.method, {"none"});
+/// compression.method and one map of parameters per method; every map is checked, so a deck
+/// can carry several and switch with --set compression.method=...
+void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& solver) {
+  c.method = s.choice("method", c.method,
+                      {"none", "cast", "topk", "qsgd", "aps", "global-qsgd", "gtopk", "loco"});
+  if (c.method != "none" && solver.decomposition == Decomposition::column)
+    s.fail("method", "compresses the gradient AllReduce of the row decomposition, but "
+                     "solver.decomposition is column");
+  DeckSection cast = s.section("cast");
+  c.cast.format = cast.choice("format", c.cast.format, {"fp16", "bf16"});
+  cast.finish();
+  for (auto [name, p] : {std::pair{"topk", &c.topk}, std::pair{"gtopk", &c.gtopk}}) {
+    DeckSection m = s.section(name);
+    p->density = m.number("density", p->density, 0.0, 1.0);
+    if (p->density <= 0) m.fail("density", "must be in (0, 1]");
+    m.finish();
+  }
+  for (auto [name, p] : {std::pair{"qsgd", &c.qsgd}, std::pair{"global-qsgd", &c.global_qsgd}}) {
+    DeckSection m = s.section(name);
+    p->bits = static_cast<int>(m.integer("bits", p->bits, 2, 16));
+    p->dithering = m.choice("dithering", p->dithering, {"standard", "exponential"});
+    if (p->dithering == "exponential" && p->bits != 8)
+      m.fail("bits", "exponential dithering sends one-byte codes: bits must be 8");
+    m.finish();
+  }
+  DeckSection aps = s.section("aps");
+  c.aps.format = aps.text("format", c.aps.format);
+  try {
+    compress::aps::wire_format(c.aps.format);
+  } catch (const std::invalid_argument& e) {
+    aps.fail("format", e.what());
+  }
+  c.aps.block_size = aps.integer("block_size", c.aps.block_size, 1);
+  c.aps.kahan = aps.flag("kahan", c.aps.kahan);
+  aps.finish();
+  DeckSection loco = s.section("loco");
+  c.loco.bits = static_cast<int>(loco.integer("bits", c.loco.bits, 2, 8));
+  c.loco.beta = loco.number("beta", c.loco.beta, 0.0, 1.0);
+  if (c.loco.beta >= 1) loco.fail("beta", "must be in [0, 1)");
+  c.loco.reset_period = loco.integer("reset_period", c.loco.reset_period, 1);
+  c.loco.group_size = loco.integer("group_size", c.loco.group_size, 2);
+  if (c.loco.group_size % 2) loco.fail("group_size", "must be even (two 4-bit codes share a byte)");
+  loco.finish();
   s.finish();
 }
 
 void read_comm(DeckSection s, CommConfig& c) {
-  c.backend = s.choice("backend", c.backend, {"mpi", "nccl"});
-  if (c.backend == "nccl" && !gpu::nccl_build_reason().empty())
-    s.fail("backend", "nccl " + gpu::nccl_build_reason());
-  c.gpu_aware = s.flag("gpu_aware", false);
-  if (c.gpu_aware && c.backend != "mpi")
-    s.fail("gpu_aware", "applies to comm.backend: mpi (NCCL always takes device buffers)");
-  if (c.gpu_aware && !gpu::gpu_aware_mpi_build_reason().empty())
-    s.fail("gpu_aware", gpu::gpu_aware_mpi_build_reason());
-  if (c.gpu_aware && !gpu::cuda_aware_mpi_runtime_reason().empty())
-    s.fail("gpu_aware", gpu::cuda_aware_mpi_runtime_reason());
+  c.backend = s.choice("backend", c.backend, {"mpi"});
   if (s.has("emulate")) {
     DeckSection e = s.section("emulate");
     c.latency_us = e.number("latency_us", 0.0, 0.0);
@@ -232,7 +274,7 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   read_model(top.section("model"), c.model);
   read_solver(top.section("solver"), c.solver);
   read_precision(top.section("precision"), c.precision, c.solver.method);
-  read_compression(top.section("compression"), c.compression);
+  read_compression(top.section("compression"), c.compression, c.solver);
   read_comm(top.section("comm"), c.comm);
   read_output(top.section("output"), c.output);
   read_validation(top.section("validation"), c.validation);
@@ -256,6 +298,9 @@ const char* to_string(Loss l) {
 }
 const char* to_string(Decomposition d) { return d == Decomposition::row ? "row" : "column"; }
 const char* to_string(Method m) { return m == Method::sgd ? "sgd" : "ca-sgd"; }
+const char* to_string(OptimizerKind o) {
+  return o == OptimizerKind::sgd ? "sgd" : o == OptimizerKind::momentum ? "momentum" : "adam";
+}
 const char* to_string(Schedule s) {
   return s == Schedule::constant ? "constant" : s == Schedule::inverse_time ? "inverse_time" : "step";
 }

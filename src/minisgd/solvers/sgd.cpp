@@ -17,7 +17,19 @@ SgdStepper<T>::SgdStepper(const Config& c, const Dataset<T>& data, comm::Communi
       w_("w", data.part.local_cols()),
       z_("z", local_batch_),
       u_("u", local_batch_),
-      g_("g", data.part.local_cols()) {}
+      g_("g", data.part.local_cols()),
+      optimizer_(make_optimizer<T>(c, std::size_t(data.part.local_cols()))) {
+  if (data.part.decomposition == Decomposition::row) {
+    reduced_ = Vector<T>("g_reduced", data.part.local_cols());
+    compressor_ = compress::make_compressor<T>(c.compression, c.run.seed,
+                                               std::size_t(data.part.local_cols()), comm);
+  }
+}
+
+template <class T>
+nlohmann::json SgdStepper<T>::compression() const {
+  return compressor_ ? compressor_->describe() : nlohmann::json{{"method", "none"}};
+}
 
 template <class T>
 void SgdStepper<T>::advance(const std::vector<StepSpec>& steps) {
@@ -44,10 +56,10 @@ void SgdStepper<T>::step(const StepSpec& s) {
   }
   if (row) {  // row: every rank's rows contribute to the whole gradient
     auto t = timers_.scope("allreduce");
-    comm::allreduce(comm_, g_);
+    compressor_->reduce(g_, reduced_);
   }
   auto t = timers_.scope("update");
-  sgd_update(w_, g_, T(s.rho), T(s.eta / double(batch_size_)));
+  optimizer_->update(w_, row ? reduced_ : g_, s);
 }
 
 template <class T>

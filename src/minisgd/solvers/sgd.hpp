@@ -1,9 +1,11 @@
 #pragma once
 // Mini-batch SGD in either decomposition (DESIGN §3), in the precision of T.
 #include "minisgd/comm/communicator.hpp"
+#include "minisgd/compress/compressor.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/report/timers.hpp"
+#include "minisgd/solvers/optimizer.hpp"
 #include "minisgd/solvers/stepper.hpp"
 
 namespace minisgd {
@@ -15,6 +17,8 @@ class SgdStepper final : public Stepper {
   int group_size() const override { return 1; }
   void advance(const std::vector<StepSpec>& steps) override;
   Vector<double> local_weights() const override;
+  /// The gradient compressor in force and its parameters (row decomposition; else "none").
+  nlohmann::json compression() const override;
 
  private:
   void step(const StepSpec& s);
@@ -26,6 +30,9 @@ class SgdStepper final : public Stepper {
   std::int64_t batch_size_;  // global b
   std::int64_t local_batch_;  // rows of a batch held here
   Vector<T> w_, z_, u_, g_;
+  Vector<T> reduced_;  // row decomposition: the compressor's estimate of Σ_ranks g_
+  std::unique_ptr<compress::Compressor<T>> compressor_;
+  std::unique_ptr<Optimizer<T>> optimizer_;
 };
 
 }  // namespace minisgd

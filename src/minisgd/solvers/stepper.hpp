@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/core/kokkos.hpp"
 
 namespace minisgd {
@@ -22,6 +24,8 @@ class Stepper {
   virtual void advance(const std::vector<StepSpec>& steps) = 0;
   /// This rank's weights (all of w in the row decomposition, its slice in the column one).
   virtual Vector<double> local_weights() const = 0;
+  /// The gradient compressor in force, with its parameters, for the report.
+  virtual nlohmann::json compression() const { return {{"method", "none"}}; }
 };
 
 }  // namespace minisgd

@@ -1,0 +1,35 @@
+#pragma once
+#include <string>
+
+#include "minisgd/compress/aps_codec.hpp"
+#include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/staging.hpp"
+
+namespace minisgd::compress {
+
+/// Auto precision scaling: per block of `block_size` entries an AllReduce-MAX of 16-bit
+/// exponents picks a power-of-two scale, the scaled gradient travels as (1+E+M)-bit codes
+/// (4-bit formats two to a byte) in a reduce-scatter + allgather whose every partial sum is
+/// rounded back to the format (optionally with a compensation code per value), and the sum is
+/// unscaled exactly. See aps_codec.hpp for why nothing overflows.
+template <class T>
+class Aps final : public Compressor<T> {
+ public:
+  Aps(comm::Communicator& comm, std::size_t d, const std::string& format, std::size_t block_size,
+      bool kahan);
+  void reduce(const Vector<T>& local, const Vector<T>& sum) override;
+  nlohmann::json describe() const override;
+
+ private:
+  comm::Communicator& comm_;
+  std::size_t d_;
+  std::string format_name_;
+  precision::CustomFormat format_;
+  std::size_t block_size_;
+  aps::Packing packing_;
+  int headroom_;
+  Staged<std::int16_t> exponents_;
+  Staged<std::uint8_t> payload_;
+};
+
+}  // namespace minisgd::compress

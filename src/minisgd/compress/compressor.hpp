@@ -1,0 +1,41 @@
+#pragma once
+// Compressed gradient reduction for the row decomposition (DESIGN §6). A compressor takes this
+// rank's gradient contribution and returns, on every rank, the same estimate of the sum of all
+// ranks' contributions; it owns its state (residuals, error buffers, step counter) and its
+// collective. The contributions are unnormalized sums over the rank's rows of the batch, so
+// the sum is b times the mean batch gradient: the optimizer applies the 1/b (this keeps the
+// dense path bit-identical to a plain AllReduce followed by the SGD update).
+#include <cstdint>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "minisgd/comm/communicator.hpp"
+#include "minisgd/config/config.hpp"
+#include "minisgd/core/kokkos.hpp"
+
+namespace minisgd::compress {
+
+template <class T>
+class Compressor {
+ public:
+  virtual ~Compressor() = default;
+  /// sum ← estimate of Σ_ranks local. Collective over the compressor's communicator;
+  /// `local` and `sum` are distinct views of the gradient's length.
+  virtual void reduce(const Vector<T>& local, const Vector<T>& sum) = 0;
+  /// The method and the parameters in force, for the report.
+  virtual nlohmann::json describe() const = 0;
+};
+
+/// The compressor the deck asks for, for gradients of length d reduced over `comm`.
+/// `seed` keys every random choice (with the step, rank and element), so runs reproduce.
+template <class T>
+std::unique_ptr<Compressor<T>> make_compressor(const CompressionConfig& c, std::uint64_t seed,
+                                               std::size_t d, comm::Communicator& comm);
+
+/// A key for sr_bits of its own per use, so independent random choices never share bits.
+inline std::uint64_t stream_key(std::uint64_t seed, std::uint64_t stream) {
+  return seed ^ (0x9E3779B97F4A7C15ull * (stream + 1));
+}
+
+}  // namespace minisgd::compress

@@ -1,0 +1,109 @@
+#pragma once
+// Unbiased quantizers shared by QSGD and Global-QSGD, as device functions.
+//
+// Standard dithering: y ∈ ℝ → ⌊y⌋ or ⌊y⌋+1, up with probability y − ⌊y⌋.
+// Exponential dithering of |y| ≤ ½: write |y| = m·2^e with m ∈ [½, 1); keep 2^e with
+// probability 2m − 1, else 2^(e−1) (expectation m·2^e). A code is one byte: bit 7 the sign,
+// bits 0..6 k = −e ∈ [0, 126] for the value ±2^(−k); k = 127 is zero. Below 2^−126 a value
+// becomes 2^−126 or 0, again without bias. Probabilities come from 32 random bits, so every
+// choice is unbiased to within 2^−32 of the step it rounds across.
+#include <cmath>
+#include <cstdint>
+
+#include "minisgd/core/kokkos.hpp"
+#include "minisgd/precision/bits.hpp"
+#include "minisgd/precision/rounding.hpp"
+
+namespace minisgd::compress {
+
+/// ⌊y⌋ or ⌊y⌋ + 1, up iff random < (y − ⌊y⌋)·2^32.
+KOKKOS_INLINE_FUNCTION double stochastic_round(double y, std::uint32_t random) {
+  using std::floor;
+  const double lo = floor(y);
+  return lo + double(double(random) < (y - lo) * 4294967296.0);
+}
+
+/// Integer codes of 1, 2 or 4 bytes, stored in a byte buffer.
+KOKKOS_INLINE_FUNCTION void store_level(std::uint8_t* codes, int bytes, std::size_t i, std::int32_t q) {
+  if (bytes == 1) reinterpret_cast<std::int8_t*>(codes)[i] = std::int8_t(q);
+  else if (bytes == 2) reinterpret_cast<std::int16_t*>(codes)[i] = std::int16_t(q);
+  else reinterpret_cast<std::int32_t*>(codes)[i] = q;
+}
+KOKKOS_INLINE_FUNCTION std::int32_t load_level(const std::uint8_t* codes, int bytes, std::size_t i) {
+  if (bytes == 1) return reinterpret_cast<const std::int8_t*>(codes)[i];
+  if (bytes == 2) return reinterpret_cast<const std::int16_t*>(codes)[i];
+  return reinterpret_cast<const std::int32_t*>(codes)[i];
+}
+
+/// codes[i] = SR(local(i)·factor), with the random bits of element first + i at (key, step).
+template <class T>
+void encode_levels(const Vector<T>& local, double factor, std::uint64_t key, std::uint64_t step,
+                   std::uint64_t first, int bytes, std::uint8_t* codes) {
+  Kokkos::parallel_for(
+      "minisgd::encode_levels", Kokkos::RangePolicy<ExecSpace>(0, local.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const double q = stochastic_round(double(local(i)) * factor,
+                                          precision::sr_bits(key, step, first + i));
+        store_level(codes, bytes, i, std::int32_t(q));
+      });
+}
+
+namespace exp_dither {
+
+constexpr std::uint8_t zero = 127;
+constexpr int kmax = 126;
+
+KOKKOS_INLINE_FUNCTION bool is_zero(std::uint8_t c) { return (c & 0x7F) == zero; }
+KOKKOS_INLINE_FUNCTION int magnitude(std::uint8_t c) { return c & 0x7F; }
+KOKKOS_INLINE_FUNCTION bool negative(std::uint8_t c) { return (c >> 7) != 0; }
+KOKKOS_INLINE_FUNCTION std::uint8_t code(bool negative, int k) {
+  return std::uint8_t((negative ? 0x80 : 0) | k);
+}
+
+KOKKOS_INLINE_FUNCTION float decode(std::uint8_t c) {
+  if (is_zero(c)) return 0.0f;
+  const float v = precision::pow2(-magnitude(c));
+  return negative(c) ? -v : v;
+}
+
+/// True with probability 2^−n (n ≥ 0), to within 2^−32.
+KOKKOS_INLINE_FUNCTION bool with_probability_pow2(int n, std::uint32_t random) {
+  return n == 0 || (n < 32 && random < (std::uint32_t(1) << (32 - n)));
+}
+
+/// Code of y, |y| ≤ ½, rounded between neighbouring powers of two without bias.
+KOKKOS_INLINE_FUNCTION std::uint8_t encode(double y, std::uint32_t random) {
+  if (y == 0.0) return zero;
+  const bool neg = y < 0;
+  const std::uint64_t bits = precision::to_bits(neg ? -y : y);
+  const int e2 = int((bits >> 52) & 0x7FF) - 1023;  // |y| = 1.f·2^e2, so m = 1.f/2, e = e2+1
+  if (e2 < -kmax) {  // below the smallest power: 2^−126 with probability |y|·2^126
+    const double p = (neg ? -y : y) * 8.507059173023462e37;  // 2^126
+    return double(random) < p * 4294967296.0 ? code(neg, kmax) : zero;
+  }
+  // Keep 2^(e2+1) (k = −e2−1) with probability 2m − 1 = f, else 2^e2 (k = −e2).
+  const std::uint32_t f32 = std::uint32_t((bits & 0xFFFFFFFFFFFFFull) >> 20);
+  return code(neg, random < f32 ? -e2 - 1 : -e2);
+}
+
+/// Unbiased sum of two codes in the compressed domain (`random2` is used only when the
+/// result falls below 2^−126). Operands in any order give the same result.
+KOKKOS_INLINE_FUNCTION std::uint8_t merge(std::uint8_t a, std::uint8_t b, std::uint32_t random,
+                                          std::uint32_t random2) {
+  if (is_zero(a)) return b;
+  if (is_zero(b)) return a;
+  const int ka = magnitude(a), kb = magnitude(b);
+  const int kmin = ka < kb ? ka : kb, diff = ka < kb ? kb - ka : ka - kb;
+  const bool na = negative(a), nb = negative(b);
+  if (na == nb)  // 2^−kmin(1 + 2^−diff): 2^−(kmin−1) with probability 2^−diff
+    return code(na, with_probability_pow2(diff, random) ? kmin - 1 : kmin);
+  if (diff == 0) return zero;
+  // 2^−kmin(1 − 2^−diff), sign of the larger: 2^−(kmin+1) with probability 2^−(diff−1).
+  const bool sign = ka < kb ? na : nb;
+  const int k = with_probability_pow2(diff - 1, random) ? kmin + 1 : kmin;
+  if (k <= kmax) return code(sign, k);
+  return (random2 >> 31) ? code(sign, kmax) : zero;  // 2^−127: 2^−126 or 0, half each
+}
+
+}  // namespace exp_dither
+}  // namespace minisgd::compress

@@ -1,0 +1,116 @@
+#include "minisgd/compress/global_qsgd.hpp"
+
+#include <stdexcept>
+
+#include "minisgd/comm/merge_allreduce.hpp"
+#include "minisgd/compress/dithering.hpp"
+#include "minisgd/precision/rounding.hpp"
+
+namespace minisgd::compress {
+
+GlobalLevels GlobalLevels::of(int bits, int ranks) {
+  const long long per_rank = ((1ll << (bits - 1)) - 1) / ranks;
+  const long long levels = per_rank < 1 ? 1 : per_rank;
+  const long long most = levels * ranks;
+  const int bytes = most <= INT8_MAX ? 1 : most <= INT16_MAX ? 2 : most <= INT32_MAX ? 4 : 0;
+  if (bytes == 0) throw std::invalid_argument("global-qsgd: too many ranks for 32-bit sums");
+  return {int(levels), bytes};
+}
+
+template <class T>
+GlobalQsgd<T>::GlobalQsgd(comm::Communicator& comm, std::size_t d, int bits, bool exponential,
+                          std::uint64_t seed)
+    : comm_(comm),
+      d_(d),
+      bits_(bits),
+      exponential_(exponential),
+      seed_(seed),
+      levels_(GlobalLevels::of(bits, comm.size())),
+      codes_("global_qsgd_codes", d * (exponential ? 1 : levels_.code_bytes)) {}
+
+template <class T>
+nlohmann::json GlobalQsgd<T>::describe() const {
+  nlohmann::json j = {{"method", "global-qsgd"},
+                      {"bits", bits_},
+                      {"dithering", exponential_ ? "exponential" : "standard"}};
+  if (!exponential_) {
+    j["levels_per_rank"] = levels_.levels;
+    j["code_bytes"] = levels_.code_bytes;
+  }
+  return j;
+}
+
+template <class T>
+void GlobalQsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
+  double local_max = 0;
+  Kokkos::parallel_reduce(
+      "minisgd::global_qsgd_max", Kokkos::RangePolicy<ExecSpace>(0, d_),
+      KOKKOS_LAMBDA(const std::int64_t i, double& m) {
+        const double a = local(i) < 0 ? -double(local(i)) : double(local(i));
+        m = kmax(m, a);
+      },
+      Kokkos::Max<double>(local_max));
+  const double scale = comm_.allreduce_value(local_max, comm::Op::max);
+  if (scale == 0) {
+    Kokkos::deep_copy(sum, T(0));
+  } else if (exponential_) {
+    reduce_exponential(local, sum, scale);
+  } else {
+    reduce_levels(local, sum, scale);
+  }
+  ++step_;
+}
+
+template <class T>
+void GlobalQsgd<T>::reduce_levels(const Vector<T>& local, const Vector<T>& sum, double scale) {
+  const int bytes = levels_.code_bytes;
+  encode_levels(local, double(levels_.levels) / scale, stream_key(seed_, 0), step_,
+                std::uint64_t(comm_.rank()) * d_, bytes, codes_.device.data());
+  // |Σq| ≤ P·L fits the code type by construction (GlobalLevels): the integer sum is exact.
+  void* host = codes_.to_host();
+  const comm::DType type = bytes == 1 ? comm::DType::i8 : bytes == 2 ? comm::DType::i16 : comm::DType::i32;
+  comm_.allreduce(host, d_, type, comm::Op::sum);
+  codes_.to_device();
+  const std::uint8_t* codes = codes_.device.data();
+  const double unit = scale / double(levels_.levels);
+  Kokkos::parallel_for(
+      "minisgd::global_qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d_),
+      KOKKOS_LAMBDA(const std::int64_t i) { sum(i) = T(double(load_level(codes, bytes, i)) * unit); });
+}
+
+template <class T>
+void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& sum,
+                                       double scale) {
+  const auto codes = codes_.device;
+  const double range = 2.0 * comm_.size() * scale;
+  const std::uint64_t key = stream_key(seed_, 0), step = step_;
+  const std::uint64_t first = std::uint64_t(comm_.rank()) * d_;
+  Kokkos::parallel_for(
+      "minisgd::global_qsgd_encode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        codes(i) = exp_dither::encode(double(local(i)) / range,
+                                      precision::sr_bits(key, step, first + i));
+      });
+  const std::uint64_t seed = seed_;
+  comm::merge_allreduce(
+      comm_, comm::MergeShape::elementwise, codes_.to_host(), d_, 1,
+      [seed, step](std::uint8_t* own, const std::uint8_t* received, std::size_t first_elem,
+                   std::size_t n, const comm::PlanStep& s) {
+        const std::uint64_t merge_key = stream_key(seed, 1 + (std::uint64_t(s.round) << 32) +
+                                                             std::uint64_t(s.merge_id));
+        host_for("minisgd::exp_dither_merge", n, [=](std::size_t i) {
+          const std::uint64_t e = 2 * (first_elem + i);
+          own[i] = exp_dither::merge(own[i], received[i], precision::sr_bits(merge_key, step, e),
+                                     precision::sr_bits(merge_key, step, e + 1));
+        });
+      });
+  codes_.to_device();
+  Kokkos::parallel_for(
+      "minisgd::global_qsgd_decode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
+      KOKKOS_LAMBDA(const std::int64_t i) { sum(i) = T(double(exp_dither::decode(codes(i))) * range); });
+}
+
+template class GlobalQsgd<float>;
+template class GlobalQsgd<double>;
+
+}  // namespace minisgd::compress

@@ -1,0 +1,156 @@
+#include "minisgd/compress/loco.hpp"
+
+namespace minisgd::compress {
+namespace {
+
+using Bytes = Kokkos::View<std::uint8_t*, MemSpace>;
+using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
+
+/// max |v(first + t)| over t < n, reduced by the team.
+KOKKOS_INLINE_FUNCTION float team_max_abs(const Team& team, const Vector<float>& v,
+                                          std::size_t first, std::size_t n) {
+  float m = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, n),
+      [&](const std::size_t t, float& acc) {
+        const float a = v(first + t);
+        acc = kmax(acc, a < 0 ? -a : a);
+      },
+      Kokkos::Max<float>(m));
+  return m;
+}
+
+template <class Buffer>
+Buffer error_buffer(const std::string& name, std::size_t values, std::size_t groups) {
+  return {Vector<std::int8_t>(name + "_codes", values), Vector<float>(name + "_steps", groups)};
+}
+
+/// v += deQ(e), the stored compensation error.
+void add_error(const Vector<float>& v, const Vector<std::int8_t>& codes, const Vector<float>& steps,
+               std::size_t group) {
+  Kokkos::parallel_for(
+      "minisgd::loco_add_error", Kokkos::RangePolicy<ExecSpace>(0, v.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) { v(i) += float(codes(i)) * steps(i / group); });
+}
+
+/// Quantizes v (chunks × layout.length values, compensation already added) into `payload`
+/// (chunks × layout.bytes) and replaces the compensation buffer by
+/// e ← β·e + (1−β)·(v − deQ(q)), one team per group. v is overwritten with the new errors.
+void compensated_quantize(const Vector<float>& v, std::size_t chunks, const loco::ChunkLayout& L,
+                          float beta, const Vector<std::int8_t>& e_codes,
+                          const Vector<float>& e_steps, const Bytes& payload) {
+  const int levels = 1 << (L.bits - 1);
+  Kokkos::parallel_for(
+      "minisgd::loco_quantize", Kokkos::TeamPolicy<ExecSpace>(chunks * L.groups, Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Team& team) {
+        const std::size_t c = team.league_rank() / L.groups, g = team.league_rank() % L.groups;
+        const std::size_t first = g * L.group, n = kmin(L.group, L.length - first);
+        const std::size_t base = c * L.length;
+        std::uint8_t* chunk = &payload(c * L.bytes);
+        const float e_step = e_steps(c * L.groups + g);
+        const float step = team_max_abs(team, v, base + first, n) / float(levels);
+        const std::size_t slots = (n + L.per_byte - 1) / L.per_byte;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, slots), [&](const std::size_t t) {
+          int q[2] = {0, 0};
+          for (int s = 0; s < L.per_byte; ++s) {
+            const std::size_t j = first + t * L.per_byte + s;
+            if (j >= first + n) break;
+            const std::size_t i = base + j;
+            q[s] = loco::quantize(v(i), step, levels);
+            v(i) = loco::compensate(beta, float(e_codes(i)) * e_step, v(i),
+                                    loco::dequantize(q[s], step));
+          }
+          L.set_codes(chunk, first + t * L.per_byte, q[0], q[1]);
+        });
+        team.team_barrier();
+        const float new_step = team_max_abs(team, v, base + first, n) / 127.0f;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const std::size_t t) {
+          using std::rint;
+          const std::size_t i = base + first + t;
+          e_codes(i) = new_step == 0.0f ? std::int8_t(0) : std::int8_t(rint(v(i) / new_step));
+        });
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          L.set_step(chunk, g, step);
+          e_steps(c * L.groups + g) = new_step;
+        });
+      });
+}
+
+}  // namespace
+
+template <class T>
+Loco<T>::Loco(comm::Communicator& comm, std::size_t d, int bits, double beta,
+              std::int64_t reset_period, std::size_t group_size)
+    : comm_(comm),
+      d_(d),
+      bits_(bits),
+      beta_(float(beta)),
+      reset_period_(reset_period),
+      layout_(loco::ChunkLayout::of((d + comm.size() - 1) / comm.size(), group_size, bits)),
+      sent_error_(error_buffer<ErrorBuffer>("loco_sent_error", layout_.length * comm.size(),
+                                            layout_.groups * comm.size())),
+      owned_error_(error_buffer<ErrorBuffer>("loco_owned_error", layout_.length, layout_.groups)),
+      v_("loco_v", layout_.length * comm.size()),
+      owned_v_("loco_owned_v", layout_.length),
+      send_("loco_send", layout_.bytes * comm.size()),
+      received_("loco_received", layout_.bytes * comm.size()),
+      owned_("loco_owned", layout_.bytes),
+      gathered_("loco_gathered", layout_.bytes * comm.size()) {}
+
+template <class T>
+nlohmann::json Loco<T>::describe() const {
+  return {{"method", "loco"},
+          {"bits", bits_},
+          {"beta", beta_},
+          {"reset_period", reset_period_},
+          {"group_size", layout_.group},
+          {"chunk_bytes", layout_.bytes}};
+}
+
+template <class T>
+void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
+  if (step_ > 0 && step_ % reset_period_ == 0) {
+    for (ErrorBuffer* e : {&sent_error_, &owned_error_}) {
+      Kokkos::deep_copy(e->codes, std::int8_t(0));
+      Kokkos::deep_copy(e->steps, 0.0f);
+    }
+  }
+  const loco::ChunkLayout L = layout_;
+  const std::size_t d = d_;
+  const int ranks = comm_.size();
+  const auto v = v_;
+  Kokkos::parallel_for(
+      "minisgd::loco_load", Kokkos::RangePolicy<ExecSpace>(0, v.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) { v(i) = std::size_t(i) < d ? float(local(i)) : 0.0f; });
+  add_error(v_, sent_error_.codes, sent_error_.steps, L.group);
+  compensated_quantize(v_, ranks, L, beta_, sent_error_.codes, sent_error_.steps, send_.device);
+  comm_.alltoall(send_.to_host(), received_.host.data(), L.bytes, comm::DType::u8);
+  received_.to_device();
+
+  // The owned chunk: the fp32 sum of what every rank sent for it, compensated and re-quantized.
+  const auto received = received_.device;
+  const auto owned_v = owned_v_;
+  Kokkos::parallel_for(
+      "minisgd::loco_sum_chunks", Kokkos::RangePolicy<ExecSpace>(0, L.length),
+      KOKKOS_LAMBDA(const std::int64_t j) {
+        float s = 0;
+        for (int p = 0; p < ranks; ++p) s += L.value(&received(p * L.bytes), j);
+        owned_v(j) = s;
+      });
+  add_error(owned_v_, owned_error_.codes, owned_error_.steps, L.group);
+  compensated_quantize(owned_v_, 1, L, beta_, owned_error_.codes, owned_error_.steps,
+                       owned_.device);
+  comm_.allgather(owned_.to_host(), gathered_.host.data(), L.bytes, comm::DType::u8);
+  gathered_.to_device();
+  const auto gathered = gathered_.device;
+  Kokkos::parallel_for(
+      "minisgd::loco_decode", Kokkos::RangePolicy<ExecSpace>(0, d), KOKKOS_LAMBDA(const std::int64_t i) {
+        sum(i) = T(L.value(&gathered((i / L.length) * L.bytes), i % L.length));
+      });
+  ++step_;
+}
+
+template class Loco<float>;
+template class Loco<double>;
+
+}  // namespace minisgd::compress

@@ -1,0 +1,79 @@
+#include "minisgd/compress/qsgd.hpp"
+
+#include <cmath>
+
+#include "minisgd/compress/dithering.hpp"
+
+namespace minisgd::compress {
+
+template <class T>
+Qsgd<T>::Qsgd(comm::Communicator& comm, std::size_t d, int bits, bool exponential,
+              std::uint64_t seed)
+    : comm_(comm),
+      d_(d),
+      bits_(bits),
+      exponential_(exponential),
+      seed_(seed),
+      code_bytes_(exponential || bits <= 8 ? 1 : 2),
+      codes_("qsgd_codes", d * code_bytes_),
+      gathered_("qsgd_gathered", d * code_bytes_ * comm.size()),
+      scales_("qsgd_scales", comm.size()) {}
+
+template <class T>
+nlohmann::json Qsgd<T>::describe() const {
+  return {{"method", "qsgd"},
+          {"bits", bits_},
+          {"dithering", exponential_ ? "exponential" : "standard"},
+          {"code_bytes", code_bytes_}};
+}
+
+template <class T>
+void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
+  double norm2 = 0;
+  Kokkos::parallel_reduce(
+      "minisgd::qsgd_norm", Kokkos::RangePolicy<ExecSpace>(0, d_),
+      KOKKOS_LAMBDA(const std::int64_t i, double& s) { s += double(local(i)) * double(local(i)); },
+      norm2);
+  const double scale = std::sqrt(norm2);
+  const double levels = double((1 << (bits_ - 1)) - 1);
+  const std::uint64_t key = stream_key(seed_, 0), step = step_;
+  const std::uint64_t first = std::uint64_t(comm_.rank()) * d_;
+  const auto codes = codes_.device;
+  const bool exponential = exponential_;
+  if (exponential) {
+    const double inv = scale > 0 ? 1.0 / (2 * scale) : 0.0;
+    Kokkos::parallel_for(
+        "minisgd::qsgd_encode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          codes(i) = exp_dither::encode(double(local(i)) * inv,
+                                        precision::sr_bits(key, step, first + i));
+        });
+  } else {
+    encode_levels(local, scale > 0 ? levels / scale : 0.0, key, step, first, code_bytes_,
+                  codes.data());
+  }
+  comm_.allgather(&scale, scales_.host.data(), 1);
+  comm_.allgather(codes_.to_host(), gathered_.host.data(), codes_.size(), comm::DType::u8);
+  scales_.to_device();
+  gathered_.to_device();
+  const auto gathered = gathered_.device;
+  const auto scales = scales_.device;
+  const std::size_t d = d_;
+  const int ranks = comm_.size(), bytes = code_bytes_;
+  Kokkos::parallel_for(
+      "minisgd::qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d), KOKKOS_LAMBDA(const std::int64_t i) {
+        double s = 0;
+        for (int p = 0; p < ranks; ++p) {
+          const std::uint8_t* rank_codes = &gathered(p * d * bytes);
+          s += exponential ? double(exp_dither::decode(rank_codes[i])) * (2 * scales(p))
+                           : double(load_level(rank_codes, bytes, i)) * (scales(p) / levels);
+        }
+        sum(i) = T(s);
+      });
+  ++step_;
+}
+
+template class Qsgd<float>;
+template class Qsgd<double>;
+
+}  // namespace minisgd::compress

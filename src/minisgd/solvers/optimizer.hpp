@@ -1,0 +1,27 @@
+#pragma once
+// Weight updates from a reduced gradient (DESIGN §6): SGD, heavy-ball momentum, Adam.
+//
+// The optimizer receives the sum over the batch's rows of ∇ℓ, so the loss gradient is sum/b.
+// L2 enters as the gradient of (λ/2)‖w‖², G = sum/b + λw, so all three minimize the same
+// F(w). For SGD that is w ← ρw − (η/b)·sum with ρ = 1 − ηλ, the update of DESIGN §3.
+#include <memory>
+
+#include "minisgd/config/config.hpp"
+#include "minisgd/core/kokkos.hpp"
+#include "minisgd/solvers/stepper.hpp"
+
+namespace minisgd {
+
+template <class T>
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  /// w ← the optimizer's step for gradient sum `sum` over b rows, step size s.eta.
+  virtual void update(const Vector<T>& w, const Vector<T>& sum, const StepSpec& s) = 0;
+};
+
+/// The optimizer of c.solver for a weight vector of n entries.
+template <class T>
+std::unique_ptr<Optimizer<T>> make_optimizer(const Config& c, std::size_t n);
+
+}  // namespace minisgd
