@@ -13,7 +13,11 @@
 #include "minisgd/app/study.hpp"
 #include "minisgd/comm/emulated_network.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
+#ifdef MINISGD_HAVE_NCCL
+#include "minisgd/comm/nccl_communicator.hpp"
+#endif
 #include "minisgd/data/loader.hpp"
+#include "minisgd/gpu/gpu_support.hpp"
 #include "minisgd/report/output_files.hpp"
 #include "minisgd/solvers/evaluator.hpp"
 #include "minisgd/precision/dispatch.hpp"
@@ -30,16 +34,17 @@ std::string iso_date() {
   return buf;
 }
 
-nlohmann::json comm_summary(comm::Communicator& comm) {
+/// Counters of `comm`, reduced over `world` (host buffers, whatever backend `comm` is).
+nlohmann::json comm_summary(comm::Communicator& comm, comm::Communicator& world) {
   nlohmann::json out = nlohmann::json::object();
   const comm::Stats st = comm.stats();  // a copy: the reductions below are counted too
   for (int k = 0; k < int(comm::Kind::count_); ++k) {
     const auto kind = comm::Kind(k);
     const comm::KindStats& s = st[kind];
     // Ranks may differ (roots, p2p patterns): report the maximum over ranks.
-    const auto calls = comm.allreduce_value<std::uint64_t>(s.calls, comm::Op::max);
-    const auto bytes = comm.allreduce_value<std::uint64_t>(s.bytes_sent, comm::Op::max);
-    const double secs = comm.allreduce_value(s.seconds, comm::Op::max);
+    const auto calls = world.allreduce_value<std::uint64_t>(s.calls, comm::Op::max);
+    const auto bytes = world.allreduce_value<std::uint64_t>(s.bytes_sent, comm::Op::max);
+    const double secs = world.allreduce_value(s.seconds, comm::Op::max);
     if (calls > 0) out[comm::name(kind)] = {{"calls", calls}, {"bytes_sent", bytes}, {"seconds", secs}};
   }
   return out;
@@ -71,9 +76,22 @@ std::vector<double> gather_weights(const Vector<double>& local, const Partition&
 /// A communicator of its own for the training traffic, behind the modelled network if asked.
 std::unique_ptr<comm::Communicator> training_communicator(const Config& c,
                                                           comm::MpiCommunicator& world) {
-  auto mpi = std::make_unique<comm::MpiCommunicator>(world.native());
-  if (!c.comm.emulated()) return mpi;
-  return std::make_unique<comm::EmulatedNetwork>(std::move(mpi), c.comm.latency_us * 1e-6,
+  std::unique_ptr<comm::Communicator> base;
+  if (c.comm.backend == "nccl") {
+    // Every rank must see a GPU before NCCL's collective initialization starts.
+    std::string why;
+    const int ok = world.allreduce_value(gpu::visible_devices(&why) > 0 ? 1 : 0, comm::Op::min);
+    if (!ok) throw InputError("comm.backend: nccl: " + (why.empty() ? "a rank sees no GPU" : why));
+#ifdef MINISGD_HAVE_NCCL
+    base = std::make_unique<comm::NcclCommunicator>(world.native(), Kokkos::Cuda().cuda_stream());
+#else
+    throw InputError("comm.backend: nccl " + gpu::nccl_build_reason());
+#endif
+  } else {
+    base = std::make_unique<comm::MpiCommunicator>(world.native(), c.comm.gpu_aware);
+  }
+  if (!c.comm.emulated()) return base;
+  return std::make_unique<comm::EmulatedNetwork>(std::move(base), c.comm.latency_us * 1e-6,
                                                  c.comm.bandwidth_GBps * 1e9);
 }
 
@@ -81,7 +99,8 @@ template <class T>
 RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream& out,
                      std::ostream& err) {
   const bool root = world.rank() == 0;
-  const std::unique_ptr<comm::Communicator> train_comm_ptr = training_communicator(c, world);
+  std::unique_ptr<comm::Communicator> train_comm_ptr;  // a refused GPU backend: exit 2 on all ranks
+  collectively(world, err, [&] { train_comm_ptr = training_communicator(c, world); });
   comm::Communicator& train_comm = *train_comm_ptr;  // training traffic only
   Timers timers;
   Dataset<T> data;
@@ -166,7 +185,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
   rep["timers"] = timers.summary(world);
   rep["compression"] = compression_summary(stepper->compression(), train_comm.stats(), world,
                                            data.part.cols, r.iterations);
-  rep["comm"] = comm_summary(train_comm);
+  rep["comm"] = comm_summary(train_comm, world);
   if (c.comm.emulated())
     rep["comm_emulation"] = {{"latency_us", c.comm.latency_us},
                              {"bandwidth_GBps", c.comm.bandwidth_GBps},

@@ -7,6 +7,7 @@
 #include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/config/deck_reader.hpp"
 #include "minisgd/core/errors.hpp"
+#include "minisgd/gpu/gpu_support.hpp"
 
 namespace minisgd {
 namespace {
@@ -145,6 +146,15 @@ void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
     plan = preset_plan(c.preset);
   }
   c.plan = plan;
+  // The CUDA-only Gram paths (docs/gpu.md): asking for them elsewhere is an input error.
+  c.gram_engine = s.choice("gram_engine", c.gram_engine, {"auto", "portable", "cublas"});
+  c.tf32 = s.flag("tf32", c.tf32);
+  if (c.gram_engine == "cublas" && !gpu::cublas_build_reason().empty())
+    s.fail("gram_engine", "cublas " + gpu::cublas_build_reason());
+  if (c.tf32 && !gpu::cublas_build_reason().empty())
+    s.fail("tf32", "TF32 Tensor Core Gram " + gpu::cublas_build_reason());
+  if (c.tf32 && c.gram_engine == "portable")
+    s.fail("tf32", "TF32 is a cuBLAS mode: not with gram_engine: portable");
   s.finish();
 }
 
@@ -195,7 +205,16 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
 }
 
 void read_comm(DeckSection s, CommConfig& c) {
-  c.backend = s.choice("backend", c.backend, {"mpi"});
+  c.backend = s.choice("backend", c.backend, {"mpi", "nccl"});
+  if (c.backend == "nccl" && !gpu::nccl_build_reason().empty())
+    s.fail("backend", "nccl " + gpu::nccl_build_reason());
+  c.gpu_aware = s.flag("gpu_aware", false);
+  if (c.gpu_aware && c.backend != "mpi")
+    s.fail("gpu_aware", "applies to comm.backend: mpi (NCCL always takes device buffers)");
+  if (c.gpu_aware && !gpu::gpu_aware_mpi_build_reason().empty())
+    s.fail("gpu_aware", gpu::gpu_aware_mpi_build_reason());
+  if (c.gpu_aware && !gpu::cuda_aware_mpi_runtime_reason().empty())
+    s.fail("gpu_aware", gpu::cuda_aware_mpi_runtime_reason());
   if (s.has("emulate")) {
     DeckSection e = s.section("emulate");
     c.latency_us = e.number("latency_us", 0.0, 0.0);
