@@ -52,9 +52,12 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const std::size_t scratch = 2 * Scratch::shmem_size(kTile, kChunk) + Scratch::shmem_size(kTile, kTile);
   const precision::Rounder round = accumulate;
+  // Threads take rows of the output tile, vector lanes its columns; each entry accumulates
+  // over k in order, so the result does not depend on team or vector size, and the inner
+  // loop runs along contiguous columns of Bᵀ and C (it vectorizes on CPUs).
   Kokkos::parallel_for(
       "minisgd::gram_team",
-      Policy(count, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      Policy(count, Kokkos::AUTO, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const Team& team) {
         const std::int64_t j = items(team.league_rank(), 0);
         const std::int64_t r0 = std::int64_t(items(team.league_rank(), 1)) * kTile;
@@ -62,36 +65,41 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
         const std::int64_t width = j * b;  // columns of block row j
         const int rows = int(kmin<std::int64_t>(kTile, b - r0));
         const int cols = int(kmin<std::int64_t>(kTile, width - c0));
-        Scratch A(team.team_scratch(0), kTile, kChunk);  // rows of Y_j
-        Scratch B(team.team_scratch(0), kTile, kChunk);  // rows of Y_0..Y_{j-1}
+        Scratch A(team.team_scratch(0), kTile, kChunk);   // rows of Y_j
+        Scratch Bt(team.team_scratch(0), kChunk, kTile);  // rows of Y_0..Y_{j-1}, transposed
         Scratch C(team.team_scratch(0), kTile, kTile);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * cols),
-                             [&](const int e) { C(e / cols, e % cols) = Acc(0); });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](const int i) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile), [&](const int c) { C(i, c) = Acc(0); });
+        });
         for (std::int64_t k0 = 0; k0 < n; k0 += kChunk) {
           const int kk = int(kmin<std::int64_t>(kChunk, n - k0));
           team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTile * kk), [&](const int e) {
-            const int i = e / kk, k = e % kk;
-            A(i, k) = i < rows ? precision::convert<Acc>(Y(j * b + r0 + i, k0 + k)) : Acc(0);
-            B(i, k) = i < cols ? precision::convert<Acc>(Y(c0 + i, k0 + k)) : Acc(0);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTile), [&](const int i) {
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kk), [&](const int k) {
+              A(i, k) = i < rows ? precision::convert<Acc>(Y(j * b + r0 + i, k0 + k)) : Acc(0);
+              Bt(k, i) = i < cols ? precision::convert<Acc>(Y(c0 + i, k0 + k)) : Acc(0);
+            });
           });
           team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * cols), [&](const int e) {
-            const int i = e / cols, c = e % cols;
-            Acc acc = C(i, c);
-            if (round.identity) {
-              for (int k = 0; k < kk; ++k) acc += A(i, k) * B(c, k);
-            } else {  // an emulated narrower accumulator: round after every addition
-              for (int k = 0; k < kk; ++k) acc = round(acc + A(i, k) * B(c, k));
+          // Full tile width (Bt is zero beyond `cols`): a fixed trip count the compiler unrolls.
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](const int i) {
+            for (int k = 0; k < kk; ++k) {
+              const Acc a = A(i, k);
+              if (round.identity) {
+                Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile),
+                                     [&](const int c) { C(i, c) += a * Bt(k, c); });
+              } else {  // an emulated narrower accumulator: round after every addition
+                Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile),
+                                     [&](const int c) { C(i, c) = round(C(i, c) + a * Bt(k, c)); });
+              }
             }
-            C(i, c) = acc;
           });
         }
         team.team_barrier();
         const std::int64_t out = gram_row_offset(j, b) + r0 * width + c0;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * cols), [&](const int e) {
-          const int i = e / cols, c = e % cols;
-          packed(out + i * width + c) = C(i, c);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](const int i) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, cols),
+                               [&](const int c) { packed(out + i * width + c) = C(i, c); });
         });
       });
 }

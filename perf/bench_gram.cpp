@@ -1,0 +1,128 @@
+// The Gram of one CA-SGD outer step: the packed strictly block-lower part of Y·Yᵀ for s
+// batches of b rows over the rank's n columns, b²·s(s−1)/2·n multiply-adds. Each path is
+// reported in GF/s of those useful flops, beside one sgemm of the whole sb × sb Gram on the
+// same shape (twice the flops) and beside this process's measured large-GEMM ceilings
+// (fp32 through KokkosBlas, bf16 through oneDNN when available).
+#include <benchmark/benchmark.h>
+
+#include <KokkosBlas3_gemm.hpp>
+
+#include <algorithm>
+#include <random>
+#include <type_traits>
+
+#include "minisgd/kernels/gram.hpp"
+#include "minisgd/precision/formats.hpp"
+
+namespace {
+
+using namespace minisgd;
+using precision::bf16;
+
+template <class T>
+Matrix<T> random_rows(std::int64_t rows, std::int64_t n) {
+  Matrix<T> Y("Y", rows, n);
+  auto h = Kokkos::create_mirror_view(Y);
+  std::mt19937 gen(1);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t k = 0; k < n; ++k) h(i, k) = precision::convert<T>(dist(gen));
+  Kokkos::deep_copy(Y, h);
+  return Y;
+}
+
+/// Best of five: an m × m × m fp32 GEMM through KokkosBlas (host BLAS), in flop/s.
+double sgemm_ceiling() {
+  static const double rate = [] {
+    const std::int64_t m = 1024;
+    const Matrix<float> A = random_rows<float>(m, m), C("C", m, m);
+    double best = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+      fence();
+      Kokkos::Timer t;
+      KokkosBlas::gemm("N", "T", 1.0f, A, A, 0.0f, C);
+      fence();
+      best = std::max(best, 2.0 * m * m * m / t.seconds());
+    }
+    return best;
+  }();
+  return rate;
+}
+
+/// Best of five: an m × m × m bf16 → fp32 product through oneDNN (block row 1 of a Gram of
+/// two blocks of m rows), in flop/s; 0 without the AVX512-BF16 path.
+double bf16_ceiling() {
+  static const double rate = [] {
+    BlockLowerGram gram;
+    if (!gram.dnnl_available()) return 0.0;
+    const std::int64_t m = 1024;
+    const Matrix<bf16> Y = random_rows<bf16>(2 * m, m);
+    const Vector<float> G("G", gram_packed_size(2, m));
+    double best = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+      fence();
+      Kokkos::Timer t;
+      gram.compute(Y, m, G, precision::Rounder{});
+      fence();
+      best = std::max(best, 2.0 * m * m * m / t.seconds());
+    }
+    return best;
+  }();
+  return rate;
+}
+
+void report(benchmark::State& state, double flops, double ceiling) {
+  state.counters["GF/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ceiling_GF/s"] = ceiling * 1e-9;
+}
+
+// Args: s, b, n.
+template <class In, class Acc>
+void BM_Gram(benchmark::State& state, GramPath path) {
+  const std::int64_t s = state.range(0), b = state.range(1), n = state.range(2);
+  const Matrix<In> Y = random_rows<In>(s * b, n);
+  const Vector<Acc> G("G", gram_packed_size(s, b));
+  BlockLowerGram gram;
+  if (path == GramPath::dnnl && !gram.dnnl_available()) {
+    state.SkipWithError("no AVX512-BF16 path (CPU, build or backend)");
+    return;
+  }
+  for (auto _ : state) {
+    if (path == GramPath::team) gram_team(Y, b, G, precision::Rounder{});
+    else gram.compute(Y, b, G, precision::Rounder{});
+    fence();
+  }
+  const double ceiling = std::is_same_v<In, bf16> && bf16_ceiling() > 0 ? bf16_ceiling() : sgemm_ceiling();
+  report(state, 2.0 * gram_multiply_adds(s, b, n), ceiling);
+}
+
+// One sgemm of the whole sb × sb Gram (what a code without the packed layout would call).
+void BM_SgemmWholeGram(benchmark::State& state) {
+  const std::int64_t s = state.range(0), b = state.range(1), n = state.range(2);
+  const Matrix<float> Y = random_rows<float>(s * b, n), G("G", s * b, s * b);
+  for (auto _ : state) {
+    KokkosBlas::gemm("N", "T", 1.0f, Y, Y, 0.0f, G);
+    fence();
+  }
+  report(state, 2.0 * double(s * b) * double(s * b) * double(n), sgemm_ceiling());
+}
+
+// The paper decks' shapes: s = 16, b = 32 (sb = 512) over the columns of epsilon (2000; 500
+// per rank at P = 4), HIGGS (28) and SUSY (18).
+void shapes(benchmark::internal::Benchmark* bm) {
+  for (std::int64_t n : {2000, 500, 28, 18}) bm->Args({16, 32, n});
+  bm->ArgNames({"s", "b", "n"})->UseRealTime();
+}
+
+void BM_GramBlasFp32(benchmark::State& state) { BM_Gram<float, float>(state, GramPath::blas); }
+void BM_GramDnnlBf16(benchmark::State& state) { BM_Gram<bf16, float>(state, GramPath::dnnl); }
+void BM_GramTeamFp32(benchmark::State& state) { BM_Gram<float, float>(state, GramPath::team); }
+void BM_GramTeamBf16(benchmark::State& state) { BM_Gram<bf16, float>(state, GramPath::team); }
+
+BENCHMARK(BM_GramBlasFp32)->Apply(shapes);
+BENCHMARK(BM_SgemmWholeGram)->Apply(shapes);
+BENCHMARK(BM_GramDnnlBf16)->Apply(shapes);
+BENCHMARK(BM_GramTeamFp32)->Apply(shapes);
+BENCHMARK(BM_GramTeamBf16)->Apply(shapes);
+
+}  // namespace
