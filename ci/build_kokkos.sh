@@ -80,6 +80,13 @@ case "$BACKEND" in
     )
     KERNELS_ARGS+=(-DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF
       -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF)
+    # No explicit instantiations through nvcc (over an hour on 2 cores): the
+    # library is then a handful of files (~30 s), and minisgd's translation
+    # units instantiate the few BLAS kernels they call.
+    KERNELS_ARGS+=(-DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF
+      -DKokkosKernels_INST_LAYOUTLEFT=OFF -DKokkosKernels_INST_LAYOUTRIGHT=OFF
+      -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF
+      -DKokkosKernels_INST_ORDINAL_INT=OFF)
     BUILD_KERNELS=${MINISGD_CUDA_KERNELS:-1}
     ;;
 esac

@@ -52,4 +52,7 @@ class Minisgd(CMakePackage, CudaPackage):
             args.append(self.define("CMAKE_CXX_COMPILER", spec["kokkos"].kokkos_cxx))
             args.append(self.define_from_variant("MINISGD_ENABLE_NCCL", "nccl"))
             args.append(self.define("MINISGD_ENABLE_CUBLAS", True))
+            args.append(self.define("CUDAToolkit_ROOT", spec["cuda"].prefix))
+            if spec.satisfies("+nccl"):
+                args.append(self.define("NCCL_ROOT", spec["nccl"].prefix))
         return args
