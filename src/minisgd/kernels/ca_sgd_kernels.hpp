@@ -122,27 +122,48 @@ void inner_recurrence(Loss loss, const Vector<A>& G, const Vector<A>& r, const C
 
 /// w(c) ← c_{s+1}·w(c) − Σ_q X(row q, c)·v(q), the sum accumulated in A (rounded by
 /// `accumulate` when emulated) and w rounded to the weights format (stochastic rounding
-/// keyed by step and the global column col0 + c).
+/// keyed by step and the global column col0 + c). A team owns a block of columns and walks
+/// the rows in order, its lanes along the row: X is read row by row, contiguously.
 template <class S, class A>
 void update_weights(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                     const Vector<A>& v, double final_scale, const precision::Rounder& accumulate,
                     const precision::Rounder& weights, std::uint64_t step, std::int64_t col0,
                     const Vector<A>& w) {
-  const std::int64_t rows = steps * b;
+  constexpr int kCols = 512;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Team = typename Policy::member_type;
+  using Scratch = Kokkos::View<A*, typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const std::int64_t n = w.extent(0), rows = steps * b;
   const precision::Rounder acc_round = accumulate, w_round = weights;
   const A scale = A(final_scale);
   Kokkos::parallel_for(
-      "minisgd::update_weights", Kokkos::RangePolicy<ExecSpace>(0, w.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t c) {
-        A g = 0;
-        if (acc_round.identity) {
-          for (std::int64_t q = 0; q < rows; ++q)
-            g += precision::convert<A>(X(first(q / b) + q % b, c)) * v(q);
-        } else {
-          for (std::int64_t q = 0; q < rows; ++q)
-            g = acc_round(g + acc_round(precision::convert<A>(X(first(q / b) + q % b, c)) * v(q)));
+      "minisgd::update_weights",
+      Policy((n + kCols - 1) / kCols, Kokkos::AUTO, Kokkos::AUTO)
+          .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kCols))),
+      KOKKOS_LAMBDA(const Team& team) {
+        const std::int64_t c0 = std::int64_t(team.league_rank()) * kCols;
+        const int width = int(kmin<std::int64_t>(kCols, n - c0));
+        Scratch g(team.team_scratch(0), kCols);
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) { g(c) = A(0); });
+        for (std::int64_t q = 0; q < rows; ++q) {
+          team.team_barrier();
+          const std::int64_t row = first(q / b) + q % b;
+          const A vq = v(q);
+          if (acc_round.identity) {
+            Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
+              g(c) += precision::convert<A>(X(row, c0 + c)) * vq;
+            });
+          } else {
+            Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
+              g(c) = acc_round(g(c) + acc_round(precision::convert<A>(X(row, c0 + c)) * vq));
+            });
+          }
         }
-        w(c) = w_round(w_round(scale * w(c)) - g, step, std::uint64_t(col0 + c));
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
+          w(c0 + c) = w_round(w_round(scale * w(c0 + c)) - g(c), step, std::uint64_t(col0 + c0 + c));
+        });
       });
 }
 
