@@ -34,5 +34,6 @@ fi
 
 echo "install_deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update
-apt-get install -y --no-install-recommends "${missing[@]}"
+# Wait for (rather than fail on) a concurrent apt/dpkg run.
+apt-get -o DPkg::Lock::Timeout=600 update
+apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"
