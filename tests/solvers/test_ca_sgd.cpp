@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "minisgd/core/errors.hpp"
 #include "support/test_support.hpp"
 
 using namespace minisgd;
@@ -177,4 +178,27 @@ TEST(CaSgd, PrecisionStudyTabulatesAllNineKnobs) {
   }
   EXPECT_EQ(o.report["precision"]["preset"], "fp32");  // the baseline
   EXPECT_TRUE(o.valid);
+}
+
+// The paper decks name the real LIBSVM file; without it, data.fallback: stand-in generates
+// the same-shape synthetic problem and says so. Without the fallback a missing file is a
+// bad input (exit code 2).
+TEST(CaSgd, StandInWhenTheDataFileIsMissing) {
+  const std::string yaml =
+      "data: {source: libsvm, path: /nonexistent/HIGGS, features: 28, fallback: stand-in,\n"
+      "       synthetic: {kind: higgs-like, rows: 2000}}\n"
+      "solver: {method: ca-sgd, s: 4, batch_size: 16, epochs: 1, step_size: 0.1}\n"
+      "precision: {preset: mixed}\n";
+  const RunOutcome o = run_quiet(deck(yaml));
+  const std::string what = o.report["problem"]["description"];
+  EXPECT_NE(what.find("higgs-like (2000 x 28), a stand-in: /nonexistent/HIGGS not found"),
+            std::string::npos) << what;
+  EXPECT_LT(o.result.final_loss, o.result.initial_loss);
+  int code = 0;
+  try {
+    run_quiet(deck(yaml, {"data.fallback=none"}));
+  } catch (const Abort& a) {
+    code = a.code;
+  }
+  EXPECT_EQ(code, kBadInput);
 }
