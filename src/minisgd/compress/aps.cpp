@@ -52,10 +52,9 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   comm_.allreduce(exponents_.to_host(), exponents_.size(), comm::Op::max);
   exponents_.to_device();
 
-  // Codes of x·2^shift, shift = bias − e − h: the float value times a power of two is exact.
   const precision::CustomFormat f = format_;
   const aps::Packing p = packing_;
-  const int top = f.bias() - headroom_;
+  const int headroom = headroom_;
   const auto payload = payload_.device;
   Kokkos::parallel_for(
       "minisgd::aps_encode", Kokkos::RangePolicy<ExecSpace>(0, p.elements(d)),
@@ -64,8 +63,7 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
         for (int j = 0; j < p.per_word; ++j) {
           const std::size_t i = std::size_t(e) * p.per_word + j;
           if (i >= d || exps(i / block) == aps::zero_block) continue;
-          const double scaled = double(float(local(i))) * aps::pow2d(top - exps(i / block));
-          codes[j] = precision::encode(float(scaled), f);
+          codes[j] = aps::encode_scaled(float(local(i)), aps::block_shift(f, headroom, exps(i / block)), f);
         }
         std::uint8_t* element = &payload(e * p.element_bytes());
         p.put(element, 0, codes);
@@ -89,8 +87,8 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
           return;
         }
         const std::uint8_t* element = &payload((i / p.per_word) * p.element_bytes());
-        sum(i) = T(double(aps::element_value(p, f, element, int(i % p.per_word))) *
-                   aps::pow2d(exps(i / block) - top));
+        sum(i) = T(aps::unscale(aps::element_value(p, f, element, int(i % p.per_word)),
+                                aps::block_shift(f, headroom, e)));
       });
 }
 

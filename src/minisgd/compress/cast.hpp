@@ -15,11 +15,11 @@ class Cast final : public Compressor<T> {
   Cast(comm::Communicator& comm, std::size_t d, const std::string& format);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
-
- private:
+  /// Public only because CUDA forbids KOKKOS_LAMBDAs in private or protected member functions.
   template <class F>
   void reduce_as(const Vector<T>& local, const Vector<T>& sum);
 
+ private:
   comm::Communicator& comm_;
   std::string format_;
   Staged<std::uint16_t> payload_;

@@ -24,11 +24,11 @@ class GlobalQsgd final : public Compressor<T> {
              std::uint64_t seed);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
-
- private:
+  /// Public only because CUDA forbids KOKKOS_LAMBDAs in private or protected member functions.
   void reduce_levels(const Vector<T>& local, const Vector<T>& sum, double scale);
   void reduce_exponential(const Vector<T>& local, const Vector<T>& sum, double scale);
 
+ private:
   comm::Communicator& comm_;
   std::size_t d_;
   int bits_;
