@@ -102,7 +102,7 @@ TEST(Gpu, NcclMatchesMpi) {
   Vector<double> d("d", n);
   Kokkos::deep_copy(d, Kokkos::View<double*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), n));
   nccl.allreduce(d.data(), n, comm::DType::f64, comm::Op::sum);
-  mpi.allreduce(h.data(), n, comm::Op::sum);
+  static_cast<comm::Communicator&>(mpi).allreduce(h.data(), n, comm::Op::sum);
   auto back = Kokkos::create_mirror_view_and_copy(HostSpace(), d);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(back(i), h[i]) << i;
 

@@ -30,6 +30,9 @@ class CaSgdStepper final : public Stepper {
   std::int64_t message_size(int steps) const { return gram_packed_size(steps, b_) + steps * b_; }
   /// Path the Gram took in the last outer step with Gram blocks.
   GramPath gram_path() const { return gram_path_; }
+  /// Public only because CUDA forbids KOKKOS_LAMBDAs in private or protected member functions.
+  template <class W>
+  void exchange_as(std::int64_t count);
 
  private:
   void set_up_step(const std::vector<StepSpec>& steps);
@@ -37,8 +40,6 @@ class CaSgdStepper final : public Stepper {
   template <class In>
   void form_gram_from(int steps);
   void exchange(int steps);
-  template <class W>
-  void exchange_as(std::int64_t count);
 
   const Dataset<S>& data_;
   comm::Communicator& comm_;
