@@ -39,6 +39,19 @@ KOKKOS_INLINE_FUNCTION std::int16_t block_exponent(float block_max, int ranks) {
   return block_max > 0 ? std::int16_t(ceil_log2(double(block_max) * ranks)) : zero_block;
 }
 
+/// shift = bias − h − e of a block with exponent e (not zero_block).
+KOKKOS_INLINE_FUNCTION int block_shift(precision::CustomFormat f, int headroom, int e) {
+  return f.bias() - headroom - e;
+}
+
+/// The code of gradient value g (as a float) scaled by 2^shift: the scaling is exact.
+KOKKOS_INLINE_FUNCTION std::uint32_t encode_scaled(float g, int shift, precision::CustomFormat f) {
+  return precision::encode(float(double(g) * pow2d(shift)), f);
+}
+
+/// A summed value back in gradient units: an exact power-of-two unscale.
+KOKKOS_INLINE_FUNCTION double unscale(float v, int shift) { return double(v) * pow2d(-shift); }
+
 /// The IEEE-style wire format a deck's aps.format names. Codes at most 16 bits wide with at
 /// most 10 fraction bits: wider codes save nothing, and a float sum of two such values
 /// rounded once more to the format is correctly rounded (24 ≥ 2(M+1)+2 bits).
