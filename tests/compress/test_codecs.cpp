@@ -135,6 +135,16 @@ TEST(Aps, WireFormatsOfTheDeck) {
   EXPECT_THROW(aps::wire_format("e2m13"), std::invalid_argument);
 }
 
+// The headroom bound: no extra bit at power-of-two P; in E5M2 one bit exactly where the rounded
+// leaf bound times 2^⌈log2 P⌉ would pass 57344 (P = 17, 33, 34 up to 64).
+TEST(Aps, HeadroomOnlyWhereTheBoundNeedsIt) {
+  for (int P = 1; P <= 64; ++P) {
+    EXPECT_EQ(aps::headroom_bits({5, 2}, P), (P == 17 || P == 33 || P == 34) ? 1 : 0) << P;
+    if ((P & (P - 1)) == 0)
+      for (const ApsCase& c : kApsFormats) EXPECT_EQ(aps::headroom_bits(c.f, P), 0) << c.format;
+  }
+}
+
 // Worst case for monotone rounding: every rank holds the block maximum with the same sign, at
 // magnitudes from 1e-30 to 1e30. No partial sum may overflow for any P up to 64.
 TEST(Aps, NeverOverflowsUpTo64Ranks) {
