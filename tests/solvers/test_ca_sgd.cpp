@@ -93,6 +93,11 @@ TEST(CaSgd, OneAllreducePerOuterStepOfExactlyThePackedSize) {
     for (const char* phase : {"gram", "allreduce", "recurrence", "update"})
       EXPECT_TRUE(o.report["timers"].contains(phase)) << phase;
     EXPECT_EQ(o.report["precision"]["preset"], preset);
+    // fp32/fp64: the same-precision library GEMM; bf16 inputs: oneDNN where the CPU has
+    // AVX512-BF16 (not asserted: it depends on the machine), else the portable kernel.
+    const std::string path = o.report["kernels"]["gram"];
+    if (preset == "fp32" || preset == "fp64") EXPECT_EQ(path, "blas");
+    else EXPECT_TRUE(path == "dnnl" || path == "team") << path;
   }
 }
 

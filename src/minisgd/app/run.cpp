@@ -182,6 +182,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
   if (!r.history.empty() && std::isfinite(r.history.back().test_loss))
     rep["result"]["test_loss"] = r.history.back().test_loss;
   rep["precision"] = precision::to_json(c.precision.plan);
+  rep["kernels"] = stepper->kernels();
   rep["timers"] = timers.summary(world);
   rep["compression"] = compression_summary(stepper->compression(), train_comm.stats(), world,
                                            data.part.cols, r.iterations);

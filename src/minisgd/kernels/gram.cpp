@@ -13,6 +13,7 @@ namespace minisgd {
 
 const char* name(GramPath p) {
   switch (p) {
+    case GramPath::none: return "none";
     case GramPath::blas: return "blas";
     case GramPath::dnnl: return "dnnl";
     case GramPath::team: return "team";

@@ -35,7 +35,7 @@ constexpr double gram_multiply_adds(std::int64_t s, std::int64_t b, std::int64_t
   return double(gram_packed_size(s, b)) * double(n);
 }
 
-enum class GramPath { blas, dnnl, team };
+enum class GramPath { none, blas, dnnl, team };
 const char* name(GramPath p);
 
 /// The portable team kernel: packed(...) = Σ_k Acc(Y(r,k))·Acc(Y(c,k)), accumulated in Acc,

@@ -176,6 +176,13 @@ void CaSgdStepper<S, A>::exchange_as(std::int64_t count) {
 }
 
 template <class S, class A>
+nlohmann::json CaSgdStepper<S, A>::kernels() const {
+  nlohmann::json k = {{"gram", name(gram_path_)}};
+  if (gram_path_ == GramPath::dnnl) k["gram_implementation"] = gram_.dnnl_implementation();
+  return k;
+}
+
+template <class S, class A>
 Vector<double> CaSgdStepper<S, A>::local_weights() const {
   Vector<double> w("w_fp64", w_.extent(0));
   convert_copy(w_, w);

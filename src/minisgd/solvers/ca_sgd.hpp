@@ -28,8 +28,9 @@ class CaSgdStepper final : public Stepper {
 
   /// Numbers in the packed message of an outer step of `steps` inner steps.
   std::int64_t message_size(int steps) const { return gram_packed_size(steps, b_) + steps * b_; }
-  /// Path the Gram took in the last outer step with Gram blocks.
-  GramPath gram_path() const { return gram_path_; }
+  /// {"gram": the path that formed the Gram (none while no outer step had two steps), and
+  /// for oneDNN its implementation}.
+  nlohmann::json kernels() const override;
   /// Public only because CUDA forbids KOKKOS_LAMBDAs in private or protected member functions.
   template <class W>
   void exchange_as(std::int64_t count);
@@ -65,7 +66,7 @@ class CaSgdStepper final : public Stepper {
   std::uint64_t outer_ = 0;  // outer steps taken: keys stochastic rounding
 
   BlockLowerGram gram_;
-  GramPath gram_path_ = GramPath::team;
+  GramPath gram_path_ = GramPath::none;
   // The Gram input and wire buffers of the types in use (the others stay empty).
   std::tuple<Matrix<double>, Matrix<float>, Matrix<precision::bf16>, Matrix<precision::fp16>> input_;
   std::tuple<Vector<double>, Vector<float>, Vector<precision::bf16>, Vector<precision::fp16>> wire_;

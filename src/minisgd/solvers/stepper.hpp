@@ -26,6 +26,8 @@ class Stepper {
   virtual Vector<double> local_weights() const = 0;
   /// The gradient compressor in force, with its parameters, for the report.
   virtual nlohmann::json compression() const { return {{"method", "none"}}; }
+  /// The kernel paths the method took (CA-SGD: which library formed the Gram), for the report.
+  virtual nlohmann::json kernels() const { return nlohmann::json::object(); }
 };
 
 }  // namespace minisgd
