@@ -40,3 +40,6 @@ for backend in ${MINISGD_BACKENDS:-serial openmp}; do
     *) echo "unknown backend '$backend'" >&2; exit 2 ;;
   esac
 done
+
+# CUDA build of minisgd, compiled and linked, nothing run (no GPU here): docs/gpu.md.
+ci/gpu_build_check.sh
