@@ -8,6 +8,10 @@
 #ifdef MINISGD_HAVE_DNNL
 #include "minisgd/kernels/gram_dnnl.hpp"
 #endif
+#ifdef MINISGD_HAVE_CUBLAS
+#include "minisgd/core/errors.hpp"
+#include "minisgd/gpu/cublas_kokkos.hpp"
+#endif
 
 namespace minisgd {
 
@@ -17,6 +21,7 @@ const char* name(GramPath p) {
     case GramPath::blas: return "blas";
     case GramPath::dnnl: return "dnnl";
     case GramPath::team: return "team";
+    case GramPath::cublas: return "cublas";
   }
   return "?";
 }
@@ -136,6 +141,17 @@ std::string BlockLowerGram::dnnl_implementation() const {
 template <class In, class Acc>
 GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                                  const precision::Rounder& accumulate) {
+#ifdef MINISGD_HAVE_CUBLAS
+  // Same stream as the Kokkos kernels that formed Y (the default instance's): no fence.
+  if (engine_ != "portable" && accumulate.identity && gpu::cublas_gram_supported<In, Acc>(tf32_)) {
+    gpu::cublas_block_lower_gram(Y, b, packed, tf32_);
+    return GramPath::cublas;
+  }
+  if (engine_ == "cublas")
+    throw InputError(std::string("precision.gram_engine: cublas cannot form this Gram: ") +
+                     (accumulate.identity ? "no cuBLAS GEMM for these input and accumulation formats"
+                                          : "the accumulation format is emulated (rounded after every addition)"));
+#endif
   if constexpr (std::is_same_v<In, Acc>) {
     if (accumulate.identity) {
       gram_blas(Y, b, packed);

@@ -13,6 +13,9 @@
 //   team  a portable Kokkos team kernel tiled through scratch memory, one template on
 //         (input type, accumulator type); it also emulates narrower accumulation formats
 //         by rounding after every addition.
+// and, in CUDA builds with cuBLAS, tried first (precision.gram_engine: auto | cublas):
+//   cublas  gpu/cublas_kokkos.hpp: bf16/fp16 inputs with fp32 accumulation on Tensor Cores,
+//           fp32 (TF32 with precision.tf32), fp64; one GEMM per block row (docs/gpu.md).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,7 +38,7 @@ constexpr double gram_multiply_adds(std::int64_t s, std::int64_t b, std::int64_t
   return double(gram_packed_size(s, b)) * double(n);
 }
 
-enum class GramPath { none, blas, dnnl, team };
+enum class GramPath { none, blas, dnnl, team, cublas };
 const char* name(GramPath p);
 
 /// The portable team kernel: packed(...) = Σ_k Acc(Y(r,k))·Acc(Y(c,k)), accumulated in Acc,
@@ -69,9 +72,18 @@ class BlockLowerGram {
   bool dnnl_available() const { return dnnl_ != nullptr; }
   /// oneDNN's implementation name for the bf16 matmul, e.g. "brg:avx512_core_bf16".
   std::string dnnl_implementation() const;
+  /// precision.gram_engine and precision.tf32: "auto" takes cuBLAS wherever it computes what
+  /// was asked (CUDA builds with cuBLAS), "portable" never, "cublas" insists (an input error
+  /// when it cannot).
+  void set_engine(const std::string& engine, bool tf32) {
+    engine_ = engine;
+    tf32_ = tf32;
+  }
 
  private:
   std::unique_ptr<DnnlGram> dnnl_;
+  std::string engine_ = "auto";
+  bool tf32_ = false;
 };
 
 }  // namespace minisgd

@@ -43,6 +43,7 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
   const Format arithmetic = precision::format_traits<A>::format;
   if (arithmetic != real_.compute || precision::format_traits<S>::format != real_.storage)
     throw std::logic_error("CaSgdStepper instantiated with types that do not realize the plan");
+  gram_.set_engine(c.precision.gram_engine, c.precision.tf32);
   const auto seed = c.run.seed;
   // Gram inputs come from storage of any width, so their rounding is relative to fp64.
   gram_input_ = precision::rounder(plan_, Knob::gram_input, Format::fp64, seed);
