@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/compress/compressor.hpp"
@@ -77,6 +78,28 @@ std::uint64_t allreduce_model(const World& w, std::uint64_t bytes) {
 }
 
 }  // namespace
+
+// The point-to-point collective with an exact merge (integer sums) over MPI agrees with MPI's
+// own AllReduce at every P, 3 included (fold-in), for both schedules and for lengths below P.
+TEST(MergeAllreduce, IntegerSumsEqualMpiAllreduce) {
+  World w;
+  comm::Communicator& control = w.control;
+  for (const comm::MergeShape shape : {comm::MergeShape::elementwise, comm::MergeShape::whole})
+    for (const std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1001)}) {
+      std::vector<std::int64_t> mine(n), expect(n);
+      for (std::size_t i = 0; i < n; ++i) mine[i] = expect[i] = std::int64_t(i * 7 + 1000 * w.rank);
+      control.allreduce(expect.data(), n);
+      comm::merge_allreduce(w.training, shape, reinterpret_cast<std::uint8_t*>(mine.data()), n,
+                            sizeof(std::int64_t),
+                            [](std::uint8_t* own, const std::uint8_t* received, std::size_t,
+                               std::size_t m, const comm::PlanStep&) {
+                              auto* a = reinterpret_cast<std::int64_t*>(own);
+                              const auto* b = reinterpret_cast<const std::int64_t*>(received);
+                              for (std::size_t i = 0; i < m; ++i) a[i] += b[i];
+                            });
+      EXPECT_EQ(mine, expect) << "n " << n;
+    }
+}
 
 // Every byte formula of docs/compression.md, per rank and step (maximum over ranks).
 TEST(CompressorBytes, MatchTheFormulas) {
