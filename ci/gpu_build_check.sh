@@ -100,10 +100,11 @@ if ! cmake --build build/cuda -j"$jobs" >>"$log" 2>&1; then
   echo "GPU build check (b): FAILED to compile/link (log: $log)" >&2
   exit 1
 fi
-# A host function called from device code compiles with a warning (#20011-#20015) and fails
-# only when the kernel runs on a GPU: in minisgd's own sources that is an error here.
+# A host function called from device code (#20011-#20015) or a KOKKOS_LAMBDA capturing
+# `this` (#20178: a host pointer on the device) compiles with a warning and fails only when
+# the kernel runs on a GPU: in minisgd's own sources that is an error here.
 # (ccache replays the messages of the clone that compiled them: match paths by their tail.)
-if grep -E '/(src/minisgd|src/app|tests|perf)/[^ ]*\([0-9]+\): warning #2001[1-5]' "$log" |
+if grep -E '/(src/minisgd|src/app|tests|perf)/[^ ]*\([0-9]+\): warning #(2001[1-5]|20178)' "$log" |
    sort -u >build/cuda-host-device.txt &&
    [[ -s build/cuda-host-device.txt ]]; then
   sed -E 's/(function\("[^"]{0,120})[^"]*"/\1..."/g' build/cuda-host-device.txt | head -20

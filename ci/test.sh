@@ -20,7 +20,7 @@ build_and_test() {  # name, extra cmake args...
 }
 
 install_check() {  # the installed package works for a downstream find_package(minisgd)
-  local dir=build/$1
+  local dir=$PWD/build/$1  # absolute: CMake does not resolve a relative CMAKE_PREFIX_PATH
   echo "=== minisgd: install and find_package(minisgd) from a downstream project ($1)"
   rm -rf "$dir-install" "$dir-consumer"
   cmake --install "$dir" --prefix "$dir-install" > /dev/null

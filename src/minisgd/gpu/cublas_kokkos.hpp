@@ -4,11 +4,11 @@
 // kernels/gram.hpp on Matrix/Vector views. Compiled only with MINISGD_HAVE_CUBLAS (which
 // implies Kokkos with CUDA).
 //
-// For the CA-SGD Gram (kernels/gram*): under #ifdef MINISGD_HAVE_CUBLAS,
+// Used by the CA-SGD Gram (BlockLowerGram::compute in kernels/gram.cpp):
 //   if (gpu::cublas_gram_supported<In, Acc>(tf32))
-//     gpu::cublas_block_lower_gram(Y, b, packed, tf32);   // then GramPath "cublas"
-// computes exactly what gram_team computes (without rounding emulation: use it only when the
-// accumulation Rounder is the identity) on the default Cuda instance, or pass an instance.
+//     gpu::cublas_block_lower_gram(Y, b, packed, tf32);   // GramPath::cublas
+// computes exactly what gram_team computes (without rounding emulation: only when the
+// accumulation Rounder is the identity) on the default Cuda instance, or on a given one.
 // The result is ready in that instance's stream order; fence before reading it on the host
 // or handing it to a communicator (minisgd's collectives fence).
 #include <cstdint>
