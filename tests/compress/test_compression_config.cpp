@@ -11,14 +11,6 @@ using test::deck;
 
 namespace {
 
-std::string error_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
-  try {
-    deck(yaml, overrides);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 const char* kProblem =
     "run: {seed: 3}\n"
@@ -49,19 +41,19 @@ TEST(CompressionDeck, ReadsEveryMethodsParameters) {
 }
 
 TEST(CompressionDeck, ErrorsNameTheKey) {
-  EXPECT_NE(error_of("solver: {decomposition: column}\ncompression: {method: aps}")
+  EXPECT_NE(test::deck_error("solver: {decomposition: column}\ncompression: {method: aps}")
                 .find("compression.method"), std::string::npos);
-  EXPECT_NE(error_of("compression: {aps: {format: fp32}}").find("compression.aps.format"),
+  EXPECT_NE(test::deck_error("compression: {aps: {format: fp32}}").find("compression.aps.format"),
             std::string::npos);
-  EXPECT_NE(error_of("compression: {qsgd: {bits: 4, dithering: exponential}}")
+  EXPECT_NE(test::deck_error("compression: {qsgd: {bits: 4, dithering: exponential}}")
                 .find("compression.qsgd.bits"), std::string::npos);
-  EXPECT_NE(error_of("compression: {topk: {density: 0}}").find("compression.topk.density"),
+  EXPECT_NE(test::deck_error("compression: {topk: {density: 0}}").find("compression.topk.density"),
             std::string::npos);
-  EXPECT_NE(error_of("compression: {loco: {group_size: 33}}").find("compression.loco.group_size"),
+  EXPECT_NE(test::deck_error("compression: {loco: {group_size: 33}}").find("compression.loco.group_size"),
             std::string::npos);
-  EXPECT_NE(error_of("compression: {method: zip}").find("compression.method"), std::string::npos);
-  EXPECT_NE(error_of("solver: {adam: {beta2: 1.0}}").find("solver.adam.beta2"), std::string::npos);
-  EXPECT_NE(error_of("solver: {method: ca-sgd, decomposition: column, optimizer: adam}")
+  EXPECT_NE(test::deck_error("compression: {method: zip}").find("compression.method"), std::string::npos);
+  EXPECT_NE(test::deck_error("solver: {adam: {beta2: 1.0}}").find("solver.adam.beta2"), std::string::npos);
+  EXPECT_NE(test::deck_error("solver: {method: ca-sgd, decomposition: column, optimizer: adam}")
                 .find("solver.optimizer"), std::string::npos);
 }
 

@@ -4,21 +4,7 @@
 #include "minisgd/core/errors.hpp"
 #include "support/test_support.hpp"
 
-using minisgd::InputError;
 using minisgd::test::deck;
-
-namespace {
-
-std::string error_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
-  try {
-    deck(yaml, overrides);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-}  // namespace
 
 TEST(Deck, ReadsTypedValuesAndDefaults) {
   const auto c = deck(
@@ -39,41 +25,41 @@ TEST(Deck, StepSizeMayBeAPlainNumber) {
 }
 
 TEST(Deck, UnknownKeyNamesKeyAndLine) {
-  EXPECT_EQ(error_of("run: {seed: 1}\nsolver:\n  batch_size: 8\n  bogus: 3\n"),
+  EXPECT_EQ(minisgd::test::deck_error("run: {seed: 1}\nsolver:\n  batch_size: 8\n  bogus: 3\n"),
             "test-deck:4: unknown key 'solver.bogus'");
-  EXPECT_EQ(error_of("run: {seed: 1}\nsolvr: {batch_size: 8}\n"), "test-deck:2: unknown key 'solvr'");
+  EXPECT_EQ(minisgd::test::deck_error("run: {seed: 1}\nsolvr: {batch_size: 8}\n"), "test-deck:2: unknown key 'solvr'");
 }
 
 TEST(Deck, WrongTypeNamesKeyAndLine) {
-  EXPECT_EQ(error_of("solver:\n  batch_size: many\n"),
+  EXPECT_EQ(minisgd::test::deck_error("solver:\n  batch_size: many\n"),
             "test-deck:2: solver.batch_size: expected an integer, got 'many'");
-  EXPECT_EQ(error_of("model:\n  intercept: 3\n"),
+  EXPECT_EQ(minisgd::test::deck_error("model:\n  intercept: 3\n"),
             "test-deck:2: model.intercept: expected true or false, got '3'");
-  EXPECT_EQ(error_of("model:\n  loss: hinge\n"),
+  EXPECT_EQ(minisgd::test::deck_error("model:\n  loss: hinge\n"),
             "test-deck:2: model.loss: 'hinge' is not one of logistic | linear | poisson");
-  EXPECT_EQ(error_of("data: 5\n"), "test-deck:1: data: expected a map of keys");
+  EXPECT_EQ(minisgd::test::deck_error("data: 5\n"), "test-deck:1: data: expected a map of keys");
 }
 
 TEST(Deck, OutOfRangeIsAnError) {
-  EXPECT_NE(error_of("solver: {batch_size: 0}").find("solver.batch_size: 0 is out of range"),
+  EXPECT_NE(minisgd::test::deck_error("solver: {batch_size: 0}").find("solver.batch_size: 0 is out of range"),
             std::string::npos);
-  EXPECT_NE(error_of("model: {l2: -1}").find("model.l2: -1 is out of range"), std::string::npos);
+  EXPECT_NE(minisgd::test::deck_error("model: {l2: -1}").find("model.l2: -1 is out of range"), std::string::npos);
 }
 
 TEST(Deck, OverridesApplyAndAreNamedInErrors) {
   const auto c = deck("solver: {batch_size: 8}", {"solver.batch_size=32", "model.loss=linear"});
   EXPECT_EQ(c.solver.batch_size, 32);
   EXPECT_EQ(c.model.loss, minisgd::Loss::linear);
-  EXPECT_EQ(error_of("", {"solver.batch_size=x"}),
+  EXPECT_EQ(minisgd::test::deck_error("", {"solver.batch_size=x"}),
             "--set solver.batch_size: expected an integer, got 'x'");
-  EXPECT_EQ(error_of("", {"solver.nope=1"}), "--set solver.nope: unknown key");
-  EXPECT_NE(error_of("", {"noequals"}).find("expected section.key=value"), std::string::npos);
+  EXPECT_EQ(minisgd::test::deck_error("", {"solver.nope=1"}), "--set solver.nope: unknown key");
+  EXPECT_NE(minisgd::test::deck_error("", {"noequals"}).find("expected section.key=value"), std::string::npos);
 }
 
 TEST(Deck, YamlSyntaxErrorNamesLine) {
-  EXPECT_NE(error_of("run: {seed: 1\nsolver: [\n").find("test-deck:"), std::string::npos);
+  EXPECT_NE(minisgd::test::deck_error("run: {seed: 1\nsolver: [\n").find("test-deck:"), std::string::npos);
 }
 
 TEST(Deck, FileSourceNeedsPath) {
-  EXPECT_NE(error_of("data: {source: libsvm}").find("data.path: required"), std::string::npos);
+  EXPECT_NE(minisgd::test::deck_error("data: {source: libsvm}").find("data.path: required"), std::string::npos);
 }

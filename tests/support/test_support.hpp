@@ -9,12 +9,23 @@
 
 #include "minisgd/app/run.hpp"
 #include "minisgd/config/deck.hpp"
+#include "minisgd/core/errors.hpp"
 
 namespace minisgd::test {
 
 /// A Config from YAML text plus overrides, as the executable would build it.
 inline Config deck(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
   return parse_deck(yaml, "test-deck", overrides);
+}
+
+/// The InputError message a deck gives, or "no error".
+inline std::string deck_error(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  try {
+    deck(yaml, overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 /// Runs on `comm` with every line of output discarded.
