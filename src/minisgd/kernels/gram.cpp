@@ -5,9 +5,7 @@
 #include <type_traits>
 #include <vector>
 
-#ifdef MINISGD_HAVE_DNNL
 #include "minisgd/kernels/gram_dnnl.hpp"
-#endif
 #ifdef MINISGD_HAVE_CUBLAS
 #include "minisgd/core/errors.hpp"
 #include "minisgd/gpu/cublas_kokkos.hpp"
@@ -123,19 +121,14 @@ void gram_blas(const Matrix<T>& Y, std::int64_t b, const Vector<T>& packed) {
 }
 
 BlockLowerGram::BlockLowerGram() {
-#ifdef MINISGD_HAVE_DNNL
   if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible)
-    dnnl_ = DnnlGram::create();
-#endif
+    dnnl_ = DnnlGram::create();  // null without oneDNN or AVX512-BF16
 }
 
 BlockLowerGram::~BlockLowerGram() = default;
 
 std::string BlockLowerGram::dnnl_implementation() const {
-#ifdef MINISGD_HAVE_DNNL
-  if (dnnl_) return dnnl_->implementation();
-#endif
-  return "";
+  return dnnl_ ? dnnl_->implementation() : std::string();
 }
 
 template <class In, class Acc>
@@ -158,7 +151,6 @@ GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vect
       return GramPath::blas;
     }
   }
-#ifdef MINISGD_HAVE_DNNL
   if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<Acc, float>) {
     if (dnnl_ && accumulate.identity) {
       fence();
@@ -166,7 +158,6 @@ GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vect
       return GramPath::dnnl;
     }
   }
-#endif
   gram_team(Y, b, packed, accumulate);
   return GramPath::team;
 }
