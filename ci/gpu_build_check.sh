@@ -2,8 +2,8 @@
 # CUDA compile-and-link checks (docs/gpu.md). There is no GPU on these machines: nothing
 # here runs on one. Called at the end of ci/test.sh; fails CI when anything fails to build.
 #
-#  (a) host side: the Kokkos-free cuBLAS and NCCL sources (gpu/cublas_gram.cpp,
-#      comm/nccl_communicator.cpp, gpu/gpu_support.cpp) built by the host compiler against
+#  (a) host side: the Kokkos-free cuBLAS and NCCL sources (kernels/gram/cublas_gram.cpp,
+#      comm/nccl_communicator.cpp, app/capabilities.cpp) built by the host compiler against
 #      the toolkit in $MINISGD_CUDA13 (default /usr/local/cuda: CUDA 13 with cuBLAS and NCCL)
 #      into ci/gpu_host_check's driver, which then runs and checks that, without a GPU, every
 #      GPU entry point refuses with a reason.

@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source ci/env.sh
+ci/check_layers.sh  # no upward include between the layers of src/minisgd (docs/design.md)
 ci/install_deps.sh
 jobs=$(nproc)
 

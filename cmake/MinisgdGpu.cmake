@@ -36,7 +36,7 @@ option(MINISGD_ENABLE_NCCL "NCCL communicator (needs Kokkos with CUDA and NCCL)"
 
 add_library(minisgd_gpu INTERFACE)
 add_library(minisgd::gpu ALIAS minisgd_gpu)
-set(MINISGD_GPU_SOURCES minisgd/gpu/gpu_support.cpp)
+set(MINISGD_GPU_SOURCES minisgd/app/capabilities.cpp)
 
 if(MINISGD_HAVE_CUDA)
   target_compile_definitions(minisgd_gpu INTERFACE MINISGD_HAVE_CUDA)
@@ -55,7 +55,7 @@ if(MINISGD_ENABLE_CUBLAS)
   endif()
   target_compile_definitions(minisgd_gpu INTERFACE MINISGD_HAVE_CUBLAS)
   target_link_libraries(minisgd_gpu INTERFACE CUDA::cublas)
-  list(APPEND MINISGD_GPU_SOURCES minisgd/gpu/cublas_gram.cpp minisgd/gpu/cublas_kokkos.cpp)
+  list(APPEND MINISGD_GPU_SOURCES minisgd/kernels/gram/cublas_gram.cpp minisgd/kernels/gram/cublas_kokkos.cpp)
 endif()
 
 if(MINISGD_ENABLE_NCCL)

@@ -11,8 +11,8 @@
 #include <random>
 #include <type_traits>
 
-#include "minisgd/kernels/gram.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/kernels/gram/gram.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "minisgd/comm/nccl_communicator.hpp"
-#include "minisgd/gpu/cublas_gram.hpp"
-#include "minisgd/gpu/gpu_support.hpp"
+#include "minisgd/kernels/gram/cublas_gram.hpp"
+#include "minisgd/app/capabilities.hpp"
 
 namespace gpu = minisgd::gpu;
 

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "minisgd/app/capability_check.hpp"
 #include "minisgd/app/collective.hpp"
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/deck.hpp"
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/gpu/gpu_support.hpp"
+#include "minisgd/app/capabilities.hpp"
 #include "minisgd/version.hpp"
 
 namespace {
@@ -45,7 +46,10 @@ int run_main(int argc, char** argv) {
   }
 
   minisgd::Config config;
-  minisgd::collectively(world, std::cerr, [&] { config = minisgd::load_deck(deck, overrides); });
+  minisgd::collectively(world, std::cerr, [&] {
+    config = minisgd::load_deck(deck, overrides);
+    minisgd::check_capabilities(config);
+  });
   if (dry_run) {
     if (root) std::cout << config.resolved.dump(2) << std::endl;
     return 0;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "minisgd/comm/mpi_communicator.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/storage_types.hpp"
 #include "support/test_support.hpp"
 
 using namespace minisgd;

@@ -12,10 +12,10 @@
 
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/gpu/gpu_support.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/app/capabilities.hpp"
+#include "minisgd/precision/storage_types.hpp"
 #ifdef MINISGD_HAVE_CUBLAS
-#include "minisgd/gpu/cublas_kokkos.hpp"
+#include "minisgd/kernels/gram/cublas_kokkos.hpp"
 #endif
 #ifdef MINISGD_HAVE_NCCL
 #include "minisgd/comm/nccl_communicator.hpp"

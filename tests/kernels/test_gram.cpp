@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "minisgd/kernels/gram.hpp"
-#include "minisgd/precision/format.hpp"
+#include "minisgd/kernels/gram/gram.hpp"
+#include "minisgd/precision/format_spec.hpp"
 
 using namespace minisgd;
 using namespace minisgd::precision;

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "minisgd/precision/format.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/format_spec.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 using namespace minisgd::precision;
 

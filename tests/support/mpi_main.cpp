@@ -4,7 +4,7 @@
 #include <mpi.h>
 
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/gpu/gpu_support.hpp"
+#include "minisgd/app/capabilities.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -17,7 +17,7 @@
 #include "minisgd/comm/nccl_communicator.hpp"
 #endif
 #include "minisgd/data/loader.hpp"
-#include "minisgd/gpu/gpu_support.hpp"
+#include "minisgd/app/capabilities.hpp"
 #include "minisgd/report/output_files.hpp"
 #include "minisgd/solvers/evaluator.hpp"
 #include "minisgd/precision/dispatch.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The communicator interface every solver and compressor talks to (DESIGN §7). Backends
+// The communicator interface every solver and compressor talks to (docs/design.md). Backends
 // (MPI, NCCL) implement the untyped virtual calls; typed helpers sit on top. Every call is
 // counted per kind: calls, bytes this rank sends, and wall time.
 #include <array>
@@ -54,8 +54,6 @@ class Communicator {
   virtual ~Communicator() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  /// Name of the backend, e.g. "mpi".
-  virtual std::string backend() const = 0;
   /// True when the calls take device buffers (NCCL, CUDA-aware MPI): comm/view_collectives.hpp
   /// then hands device views over as they are instead of through a host mirror.
   virtual bool device_buffers() const { return false; }

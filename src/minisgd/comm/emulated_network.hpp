@@ -16,7 +16,6 @@ class EmulatedNetwork final : public Communicator {
 
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
-  std::string backend() const override { return inner_->backend() + "+emulated"; }
   bool device_buffers() const override { return inner_->device_buffers(); }
 
   void allreduce(void* buf, std::size_t count, DType t, Op op) override;

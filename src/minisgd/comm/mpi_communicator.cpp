@@ -5,7 +5,7 @@
 #include <string>
 
 #include "minisgd/comm/timed_call.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::comm {
 namespace {

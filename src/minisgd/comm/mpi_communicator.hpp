@@ -11,7 +11,7 @@ namespace minisgd::comm {
 /// different users (training, evaluation, tests) never mixes and is counted apart.
 ///
 /// Bytes sent by MPI's own collectives are not observable, so they are counted as what a
-/// bandwidth-optimal algorithm sends per rank (docs/communication.md): allreduce
+/// bandwidth-optimal algorithm sends per rank (docs/design.md, "Communication counters"): allreduce
 /// 2(P-1)/P·n, allgather and alltoall (P-1)·n, bcast n at the root; sendrecv counts exactly.
 ///
 /// f16 and bf16 allreduce use user-defined MPI operations that round every partial result
@@ -27,7 +27,6 @@ class MpiCommunicator final : public Communicator {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  std::string backend() const override { return "mpi"; }
   bool device_buffers() const override { return gpu_aware_; }
   MPI_Comm native() const { return comm_; }
 

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL backend of the communicator interface (DESIGN §7; docs/gpu.md). Compiled only when
+// NCCL backend of the communicator interface (docs/gpu.md). Compiled only when
 // MINISGD_HAVE_NCCL is defined. Free of Kokkos: it takes a CUDA stream (the Kokkos execution
 // space instance's, exec.cuda_stream()).
 //
@@ -43,7 +43,6 @@ class NcclCommunicator final : public Communicator {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  std::string backend() const override { return "nccl"; }
   bool device_buffers() const override { return true; }
   ncclComm_t native() const { return comm_; }
   cudaStream_t stream() const { return stream_; }

@@ -16,7 +16,7 @@
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/custom_format.hpp"
-#include "minisgd/precision/format.hpp"
+#include "minisgd/precision/format_spec.hpp"
 
 namespace minisgd::compress::aps {
 
@@ -29,14 +29,14 @@ KOKKOS_INLINE_FUNCTION double pow2d(int k) {
 }
 
 /// ⌈log2 x⌉ for a normal double x > 0.
-KOKKOS_INLINE_FUNCTION int ceil_log2(double x) {
+KOKKOS_INLINE_FUNCTION int ceil_exponent(double x) {
   const std::uint64_t b = precision::to_bits(x);
   return int((b >> 52) & 0x7FF) - 1023 + int((b & 0xFFFFFFFFFFFFFull) != 0);
 }
 
 /// e_l for a block whose largest |value| (as a float) is `block_max`.
 KOKKOS_INLINE_FUNCTION std::int16_t block_exponent(float block_max, int ranks) {
-  return block_max > 0 ? std::int16_t(ceil_log2(double(block_max) * ranks)) : zero_block;
+  return block_max > 0 ? std::int16_t(ceil_exponent(double(block_max) * ranks)) : zero_block;
 }
 
 /// shift = bias − h − e of a block with exponent e (not zero_block).
@@ -52,25 +52,7 @@ KOKKOS_INLINE_FUNCTION std::uint32_t encode_scaled(float g, int shift, precision
 /// A summed value back in gradient units: an exact power-of-two unscale.
 KOKKOS_INLINE_FUNCTION double unscale(float v, int shift) { return double(v) * pow2d(-shift); }
 
-/// The IEEE-style wire format a deck's aps.format names. Codes at most 16 bits wide with at
-/// most 10 fraction bits: wider codes save nothing, and a float sum of two such values
-/// rounded once more to the format is correctly rounded (24 ≥ 2(M+1)+2 bits).
-inline precision::CustomFormat wire_format(const std::string& text) {
-  const precision::FormatSpec s = precision::parse_format(text);
-  precision::CustomFormat f{0, 0};
-  switch (s.format) {
-    case precision::Format::fp16: f = {5, 10}; break;
-    case precision::Format::bf16: f = {8, 7}; break;
-    case precision::Format::fp8_e5m2: f = {5, 2}; break;
-    case precision::Format::fp8_e4m3: f = {4, 3}; break;  // IEEE-style: max 240
-    case precision::Format::custom: f = s.custom; break;
-    default: throw std::invalid_argument("'" + text + "' is not narrower than 16 bits");
-  }
-  if (f.bits() > 16 || f.M > 10)
-    throw std::invalid_argument("'" + text + "' has " + std::to_string(f.bits()) + " bits and " +
-                                std::to_string(f.M) + " fraction bits; at most 16 and 10");
-  return f;
-}
+using precision::wire_format;  // precision/format_spec.hpp
 
 /// The headroom h for P ranks (see the file comment).
 inline int headroom_bits(precision::CustomFormat f, int ranks) {

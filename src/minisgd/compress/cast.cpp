@@ -1,7 +1,7 @@
 #include "minisgd/compress/cast.hpp"
 
 #include "minisgd/comm/merge_allreduce.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::compress {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Compressed gradient reduction for the row decomposition (DESIGN §6). A compressor takes this
+// Compressed gradient reduction for the row decomposition (docs/design.md). A compressor takes this
 // rank's gradient contribution and returns, on every rank, the same estimate of the sum of all
 // ranks' contributions; it owns its state (residuals, error buffers, step counter) and its
 // collective. The contributions are unnormalized sums over the rank's rows of the batch, so

@@ -4,7 +4,7 @@
 
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/compress/dithering.hpp"
-#include "minisgd/precision/rounding.hpp"
+#include "minisgd/precision/bit_rounding.hpp"
 
 namespace minisgd::compress {
 

@@ -2,21 +2,17 @@
 // The typed, validated run configuration a deck resolves to (docs/input_deck.md documents
 // every key). Everything downstream reads these structs, never YAML.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/precision/plan.hpp"
 
 namespace minisgd {
-
-enum class Loss { logistic, linear, poisson };
-enum class Decomposition { row, column };
-enum class Method { sgd, ca_sgd };
-enum class Schedule { constant, inverse_time, step };
-enum class OptimizerKind { sgd, momentum, adam };
 
 struct RunConfig {
   std::string name = "minisgd";
@@ -148,12 +144,8 @@ struct Config {
   ValidationConfig validation;
   nlohmann::json resolved;  // every key with the value in force, defaults included
   std::string deck_path;
+  /// Where each key came from: "deck.yaml:12: solver.s" or "--set solver.s" (fail_key).
+  std::map<std::string, std::string> where;
 };
-
-const char* to_string(Loss l);
-const char* to_string(Decomposition d);
-const char* to_string(Method m);
-const char* to_string(Schedule s);
-const char* to_string(OptimizerKind o);
 
 }  // namespace minisgd

@@ -4,10 +4,9 @@
 #include <set>
 #include <sstream>
 
-#include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/config/deck_reader.hpp"
 #include "minisgd/core/errors.hpp"
-#include "minisgd/gpu/gpu_support.hpp"
+#include "minisgd/precision/format_spec.hpp"
 
 namespace minisgd {
 namespace {
@@ -49,8 +48,7 @@ void read_data(DeckSection s, DataConfig& c) {
 }
 
 void read_model(DeckSection s, ModelConfig& c) {
-  const std::string loss = s.choice("loss", "logistic", {"logistic", "linear", "poisson"});
-  c.loss = loss == "logistic" ? Loss::logistic : loss == "linear" ? Loss::linear : Loss::poisson;
+  c.loss = s.choice("loss", Loss::logistic);
   c.l2 = s.number("l2", 0.0, 0.0);
   c.intercept = s.flag("intercept", false);
   s.finish();
@@ -66,18 +64,14 @@ void read_step_size(DeckSection& solver, StepSizeConfig& c) {
   DeckSection s = solver.section("step_size");
   c.eta0 = s.number("eta0", c.eta0, 0.0);
   if (c.eta0 <= 0) s.fail("eta0", "must be > 0");
-  const std::string sched = s.choice("schedule", "constant", {"constant", "inverse_time", "step"});
-  c.schedule = sched == "constant"       ? Schedule::constant
-               : sched == "inverse_time" ? Schedule::inverse_time
-                                         : Schedule::step;
+  c.schedule = s.choice("schedule", Schedule::constant);
   c.decay = s.number("decay", c.schedule == Schedule::step ? 0.5 : 0.0, 0.0);
   s.finish();
 }
 
 /// solver.optimizer and its parameters (docs/compression.md, "Optimizers").
 void read_optimizer(DeckSection& solver, SolverConfig& c) {
-  const std::string opt = solver.choice("optimizer", "sgd", {"sgd", "momentum", "adam"});
-  c.optimizer = opt == "sgd" ? OptimizerKind::sgd : opt == "momentum" ? OptimizerKind::momentum : OptimizerKind::adam;
+  c.optimizer = solver.choice("optimizer", OptimizerKind::sgd);
   if (c.method == Method::ca_sgd && c.optimizer != OptimizerKind::sgd)
     solver.fail("optimizer", "ca-sgd's recurrence is plain SGD; use optimizer: sgd");
   c.momentum = solver.number("momentum", c.momentum, 0.0, 1.0);
@@ -93,11 +87,9 @@ void read_optimizer(DeckSection& solver, SolverConfig& c) {
 }
 
 void read_solver(DeckSection s, SolverConfig& c) {
-  const std::string method = s.choice("method", "sgd", {"sgd", "ca-sgd"});
-  c.method = method == "sgd" ? Method::sgd : Method::ca_sgd;
+  c.method = s.choice("method", Method::sgd);
   const bool ca = c.method == Method::ca_sgd;
-  const std::string dec = s.choice("decomposition", ca ? "column" : "row", {"row", "column"});
-  c.decomposition = dec == "row" ? Decomposition::row : Decomposition::column;
+  c.decomposition = s.choice("decomposition", ca ? Decomposition::column : Decomposition::row);
   if (ca && c.decomposition == Decomposition::row)
     s.fail("decomposition", "ca-sgd works in the column decomposition");
   c.batch_size = s.integer("batch_size", c.batch_size, 1);
@@ -146,13 +138,10 @@ void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
     plan = preset_plan(c.preset);
   }
   c.plan = plan;
-  // The CUDA-only Gram paths (docs/gpu.md): asking for them elsewhere is an input error.
+  // The CUDA-only Gram paths (docs/gpu.md); whether this build has them is the driver's
+  // question (app/capabilities.hpp).
   c.gram_engine = s.choice("gram_engine", c.gram_engine, {"auto", "portable", "cublas"});
   c.tf32 = s.flag("tf32", c.tf32);
-  if (c.gram_engine == "cublas" && !gpu::cublas_build_reason().empty())
-    s.fail("gram_engine", "cublas " + gpu::cublas_build_reason());
-  if (c.tf32 && !gpu::cublas_build_reason().empty())
-    s.fail("tf32", "TF32 Tensor Core Gram " + gpu::cublas_build_reason());
   if (c.tf32 && c.gram_engine == "portable")
     s.fail("tf32", "TF32 is a cuBLAS mode: not with gram_engine: portable");
   s.finish();
@@ -186,7 +175,7 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
   DeckSection aps = s.section("aps");
   c.aps.format = aps.text("format", c.aps.format);
   try {
-    compress::aps::wire_format(c.aps.format);
+    precision::wire_format(c.aps.format);
   } catch (const std::invalid_argument& e) {
     aps.fail("format", e.what());
   }
@@ -206,15 +195,9 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
 
 void read_comm(DeckSection s, CommConfig& c) {
   c.backend = s.choice("backend", c.backend, {"mpi", "nccl"});
-  if (c.backend == "nccl" && !gpu::nccl_build_reason().empty())
-    s.fail("backend", "nccl " + gpu::nccl_build_reason());
   c.gpu_aware = s.flag("gpu_aware", false);
   if (c.gpu_aware && c.backend != "mpi")
     s.fail("gpu_aware", "applies to comm.backend: mpi (NCCL always takes device buffers)");
-  if (c.gpu_aware && !gpu::gpu_aware_mpi_build_reason().empty())
-    s.fail("gpu_aware", gpu::gpu_aware_mpi_build_reason());
-  if (c.gpu_aware && !gpu::cuda_aware_mpi_runtime_reason().empty())
-    s.fail("gpu_aware", gpu::cuda_aware_mpi_runtime_reason());
   if (s.has("emulate")) {
     DeckSection e = s.section("emulate");
     c.latency_us = e.number("latency_us", 0.0, 0.0);
@@ -287,7 +270,7 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
 
   Config c;
   c.deck_path = origin;
-  DeckSection top(root, "", origin, &c.resolved, &overridden);
+  DeckSection top(root, "", origin, &c.resolved, &overridden, &c.where);
   read_run(top.section("run"), c.run);
   read_data(top.section("data"), c.data);
   read_model(top.section("model"), c.model);
@@ -304,24 +287,17 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   return c;
 }
 
+void fail_key(const Config& c, const std::string& key, const std::string& what) {
+  const auto at = c.where.find(key);
+  throw InputError((at != c.where.end() ? at->second : c.deck_path + ": " + key) + ": " + what);
+}
+
 Config load_deck(const std::string& path, const std::vector<std::string>& overrides) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open deck");
   std::stringstream buf;
   buf << in.rdbuf();
   return parse_deck(buf.str(), path, overrides);
-}
-
-const char* to_string(Loss l) {
-  return l == Loss::logistic ? "logistic" : l == Loss::linear ? "linear" : "poisson";
-}
-const char* to_string(Decomposition d) { return d == Decomposition::row ? "row" : "column"; }
-const char* to_string(Method m) { return m == Method::sgd ? "sgd" : "ca-sgd"; }
-const char* to_string(OptimizerKind o) {
-  return o == OptimizerKind::sgd ? "sgd" : o == OptimizerKind::momentum ? "momentum" : "adam";
-}
-const char* to_string(Schedule s) {
-  return s == Schedule::constant ? "constant" : s == Schedule::inverse_time ? "inverse_time" : "step";
 }
 
 }  // namespace minisgd

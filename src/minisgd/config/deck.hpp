@@ -15,4 +15,8 @@ Config load_deck(const std::string& path, const std::vector<std::string>& overri
 Config parse_deck(const std::string& yaml_text, const std::string& origin,
                   const std::vector<std::string>& overrides = {});
 
+/// Throws InputError "deck.yaml:12: section.key: what" (or "--set section.key: what") for a
+/// key of a parsed deck: for checks made after parsing, such as what this build can run.
+[[noreturn]] void fail_key(const Config& c, const std::string& key, const std::string& what);
+
 }  // namespace minisgd

@@ -8,12 +8,14 @@
 namespace minisgd {
 
 DeckSection::DeckSection(YAML::Node node, std::string path, std::string origin,
-                         nlohmann::json* resolved, const std::set<std::string>* overridden)
+                         nlohmann::json* resolved, const std::set<std::string>* overridden,
+                         std::map<std::string, std::string>* where)
     : node_(std::move(node)),
       path_(std::move(path)),
       origin_(std::move(origin)),
       resolved_(resolved),
-      overridden_(overridden) {
+      overridden_(overridden),
+      where_(where) {
   if (node_ && !node_.IsNull() && !node_.IsMap()) {
     std::ostringstream msg;
     msg << origin_ << ":" << node_.Mark().line + 1 << ": " << path_
@@ -26,19 +28,16 @@ std::string DeckSection::full(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
 }
 
-void DeckSection::fail(const std::string& key, const std::string& what) const {
-  std::ostringstream msg;
+std::string DeckSection::locate(const std::string& key) const {
   const std::string k = full(key);
-  if (overridden_ && overridden_->count(k)) {
-    msg << "--set " << k << ": " << what;
-  } else {
-    const YAML::Node n = (node_ && node_.IsMap() && node_[key]) ? node_[key] : node_;
-    const int line = n ? n.Mark().line + 1 : 0;
-    msg << origin_;
-    if (line > 0) msg << ":" << line;
-    msg << ": " << k << ": " << what;
-  }
-  throw InputError(msg.str());
+  if (overridden_ && overridden_->count(k)) return "--set " + k;
+  const YAML::Node n = (node_ && node_.IsMap() && node_[key]) ? node_[key] : node_;
+  const int line = n ? n.Mark().line + 1 : 0;
+  return origin_ + (line > 0 ? ":" + std::to_string(line) : "") + ": " + k;
+}
+
+void DeckSection::fail(const std::string& key, const std::string& what) const {
+  throw InputError(locate(key) + ": " + what);
 }
 
 bool DeckSection::has(const std::string& key) const {
@@ -49,6 +48,7 @@ bool DeckSection::is_map(const std::string& key) const { return has(key) && node
 
 void DeckSection::record(const std::string& key, nlohmann::json value) {
   read_.insert(key);
+  if (where_) (*where_)[full(key)] = locate(key);
   if (!resolved_) return;
   std::string pointer = "/" + full(key);
   for (char& c : pointer) c = (c == '.') ? '/' : c;
@@ -151,7 +151,7 @@ DeckSection DeckSection::section(const std::string& key) {
   read_.insert(key);
   YAML::Node child = has(key) ? node_[key] : YAML::Node();
   if (has(key) && !child.IsMap()) fail(key, "expected a map of keys");
-  return DeckSection(child, full(key), origin_, resolved_, overridden_);
+  return DeckSection(child, full(key), origin_, resolved_, overridden_, where_);
 }
 
 void DeckSection::finish() const {

@@ -6,18 +6,22 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "minisgd/core/names.hpp"
+
 namespace minisgd {
 
 class DeckSection {
  public:
   DeckSection(YAML::Node node, std::string path, std::string origin, nlohmann::json* resolved,
-              const std::set<std::string>* overridden);
+              const std::set<std::string>* overridden,
+              std::map<std::string, std::string>* where = nullptr);
 
   bool has(const std::string& key) const;
   bool is_map(const std::string& key) const;
@@ -25,6 +29,13 @@ class DeckSection {
   std::string text(const std::string& key, const std::string& def);
   std::string choice(const std::string& key, const std::string& def,
                      std::initializer_list<const char*> allowed);
+  /// One of the names of enum E (core/names.hpp); `def` when the key is absent.
+  template <class E>
+  E choice(const std::string& key, E def) {
+    const std::string v = text(key, to_string(def));
+    if (const auto e = from_string<E>(v)) return *e;
+    fail(key, "'" + v + "' is not one of " + choices<E>());
+  }
   double number(const std::string& key, double def,
                 double lo = -std::numeric_limits<double>::infinity(),
                 double hi = std::numeric_limits<double>::infinity());
@@ -40,6 +51,8 @@ class DeckSection {
 
   /// "origin:line: path.key: what" for the key (or "--set path.key: what").
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  /// "origin:line: path.key" (or "--set path.key"): where the key was given.
+  std::string locate(const std::string& key) const;
 
  private:
   YAML::Node scalar(const std::string& key, const char* expected);
@@ -51,6 +64,7 @@ class DeckSection {
   std::string origin_;
   nlohmann::json* resolved_;
   const std::set<std::string>* overridden_;
+  std::map<std::string, std::string>* where_;
   std::set<std::string> read_;
 };
 

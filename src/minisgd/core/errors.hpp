@@ -4,7 +4,7 @@
 
 namespace minisgd {
 
-/// Process exit codes, documented in docs/running.md.
+/// Process exit codes, documented in README.md ("Running").
 enum ExitCode : int { kValid = 0, kInvalid = 1, kBadInput = 2, kRuntimeFailure = 3 };
 
 /// Bad deck, command line or data file: exit code 2. The message names the key or file:line.

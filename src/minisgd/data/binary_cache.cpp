@@ -7,7 +7,7 @@
 
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/raw_data.hpp"
-#include "minisgd/report/atomic_file.hpp"
+#include "minisgd/core/atomic_file.hpp"
 
 namespace minisgd {
 namespace {

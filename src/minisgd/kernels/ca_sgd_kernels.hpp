@@ -1,14 +1,14 @@
 #pragma once
-// The kernels of one CA-SGD outer step besides the Gram (DESIGN §4): gathering the batches
+// The kernels of one CA-SGD outer step besides the Gram (docs/design.md): gathering the batches
 // for the Gram, the partial margins r = Y w_k, the inner recurrence and the local weight
 // update. An outer step's s batches are given by the first local row of each; they need
 // not be adjacent. Arithmetic runs in A (double or float); a Rounder that is not the
 // identity emulates a narrower format by rounding after every operation.
 #include <cstdint>
 
-#include "minisgd/config/config.hpp"
+#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/kernels/gram.hpp"
+#include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/rounder.hpp"
 

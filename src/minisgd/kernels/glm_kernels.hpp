@@ -4,10 +4,10 @@
 #include <KokkosBlas1_axpby.hpp>
 #include <KokkosBlas2_gemv.hpp>
 
-#include "minisgd/config/config.hpp"
+#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/models/loss.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd {
 

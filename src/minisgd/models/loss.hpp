@@ -1,8 +1,8 @@
 #pragma once
-// GLM losses on the margin z = x·w (DESIGN §3). Evaluated in the caller's precision R.
+// GLM losses on the margin z = x·w (docs/design.md). Evaluated in the caller's precision R.
 #include <cmath>
 
-#include "minisgd/config/config.hpp"
+#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
 
 namespace minisgd {

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "minisgd/precision/bits.hpp"
-#include "minisgd/precision/rounding.hpp"
+#include "minisgd/precision/bit_rounding.hpp"
 
 namespace minisgd::precision {
 

@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "minisgd/precision/format.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/format_spec.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::precision {
 

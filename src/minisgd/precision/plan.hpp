@@ -1,5 +1,5 @@
 #pragma once
-// The nine precision choices of one CA-SGD outer step (DESIGN §5), the presets, and how a
+// The nine precision choices of one CA-SGD outer step (docs/design.md), the presets, and how a
 // plan is realized by the few compiled type combinations (docs/precision.md).
 //
 // Compiled: the data matrix is stored as S ∈ {double, float, bf16, fp16}; the Gram reads
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "minisgd/precision/format.hpp"
+#include "minisgd/precision/format_spec.hpp"
 #include "minisgd/precision/rounder.hpp"
 
 namespace minisgd::precision {
@@ -51,7 +51,7 @@ struct Plan {
   bool uniform(Format f) const;
 };
 
-/// fp64 | fp32 | mixed | mixed-wire-bf16 (DESIGN §5; docs/precision.md). Throws
+/// fp64 | fp32 | mixed | mixed-wire-bf16 (docs/precision.md). Throws
 /// std::invalid_argument for any other name.
 Plan preset_plan(const std::string& preset);
 

@@ -4,8 +4,8 @@
 // Device-callable; copy it into kernels by value.
 #include <cstdint>
 
-#include "minisgd/precision/format.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/format_spec.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::precision {
 

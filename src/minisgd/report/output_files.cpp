@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "minisgd/report/atomic_file.hpp"
+#include "minisgd/core/atomic_file.hpp"
 
 namespace minisgd {
 

@@ -1,11 +1,12 @@
 #pragma once
+// What a run leaves behind: the printed summary and the report, history and weights files.
 #include <ostream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "minisgd/config/config.hpp"
-#include "minisgd/solvers/trainer.hpp"
+#include "minisgd/report/history.hpp"
 
 namespace minisgd {
 

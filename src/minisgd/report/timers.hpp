@@ -33,9 +33,7 @@ class Timers {
   };
 
   Scope scope(const std::string& phase) { return Scope(*this, phase); }
-  void add(const std::string& phase, double s) { seconds_[phase] += s; }
   double seconds(const std::string& phase) const;
-  void clear() { seconds_.clear(); }
 
   /// {phase: {min, mean, max}} over the ranks of `comm` (collective: every rank must call
   /// with the same phases).

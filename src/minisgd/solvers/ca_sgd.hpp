@@ -1,5 +1,5 @@
 #pragma once
-// Communication-avoiding (s-step) SGD in the column decomposition (DESIGN §4; docs/ca_sgd.md):
+// Communication-avoiding (s-step) SGD in the column decomposition (docs/ca_sgd.md):
 // one AllReduce of the packed [strictly block-lower Gram, partial margins] per outer step of
 // up to s inner steps, the inner recurrence redundantly on every rank, and a local update.
 //
@@ -11,7 +11,7 @@
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
-#include "minisgd/kernels/gram.hpp"
+#include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/precision/plan.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/stepper.hpp"

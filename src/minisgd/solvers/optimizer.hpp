@@ -1,9 +1,9 @@
 #pragma once
-// Weight updates from a reduced gradient (DESIGN §6): SGD, heavy-ball momentum, Adam.
+// Weight updates from a reduced gradient (docs/design.md): SGD, heavy-ball momentum, Adam.
 //
 // The optimizer receives the sum over the batch's rows of ∇ℓ, so the loss gradient is sum/b.
 // L2 enters as the gradient of (λ/2)‖w‖², G = sum/b + λw, so all three minimize the same
-// F(w). For SGD that is w ← ρw − (η/b)·sum with ρ = 1 − ηλ, the update of DESIGN §3.
+// F(w). For SGD that is w ← ρw − (η/b)·sum with ρ = 1 − ηλ, the update of docs/design.md.
 #include <memory>
 
 #include "minisgd/config/config.hpp"

@@ -12,7 +12,6 @@ SgdStepper<T>::SgdStepper(const Config& c, const Dataset<T>& data, comm::Communi
       comm_(comm),
       timers_(timers),
       loss_(c.model.loss),
-      batch_size_(c.solver.batch_size),
       local_batch_(data.part.local_batch(c.solver.batch_size)),
       w_("w", data.part.local_cols()),
       z_("z", local_batch_),

@@ -1,5 +1,5 @@
 #pragma once
-// Mini-batch SGD in either decomposition (DESIGN §3), in the precision of T.
+// Mini-batch SGD in either decomposition (docs/design.md), in the precision of T.
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/compress/compressor.hpp"
 #include "minisgd/config/config.hpp"
@@ -27,7 +27,6 @@ class SgdStepper final : public Stepper {
   comm::Communicator& comm_;
   Timers& timers_;
   Loss loss_;
-  std::int64_t batch_size_;  // global b
   std::int64_t local_batch_;  // rows of a batch held here
   Vector<T> w_, z_, u_, g_;
   Vector<T> reduced_;  // row decomposition: the compressor's estimate of Σ_ranks g_

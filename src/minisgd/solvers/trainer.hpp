@@ -6,18 +6,11 @@
 #include <vector>
 
 #include "minisgd/config/config.hpp"
+#include "minisgd/report/history.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/stepper.hpp"
 
 namespace minisgd {
-
-struct HistoryRow {
-  std::int64_t iteration;
-  double epoch;
-  double loss;
-  double test_loss;  // NaN when there is no test set
-  double seconds;    // training time so far (evaluation excluded)
-};
 
 struct TrainResult {
   std::int64_t iterations = 0;

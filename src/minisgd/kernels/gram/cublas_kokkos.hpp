@@ -15,8 +15,8 @@
 #include <type_traits>
 
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/gpu/cublas_gram.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/kernels/gram/cublas_gram.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::gpu {
 

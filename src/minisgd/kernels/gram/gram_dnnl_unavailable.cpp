@@ -2,7 +2,7 @@
 // dnnl path and bf16 Gram products use the portable team kernel (the report's kernels.gram).
 #include <stdexcept>
 
-#include "minisgd/kernels/gram_dnnl.hpp"
+#include "minisgd/kernels/gram/gram_dnnl.hpp"
 
 namespace minisgd {
 

@@ -1,4 +1,4 @@
-#include "minisgd/gpu/cublas_kokkos.hpp"
+#include "minisgd/kernels/gram/cublas_kokkos.hpp"
 
 #include <map>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "minisgd/gpu/gpu_support.hpp"
+#include "minisgd/app/capabilities.hpp"
 
 #include <cstdlib>
 #include <cstring>

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "minisgd/precision/custom_format.hpp"
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::precision {
 
@@ -101,6 +101,26 @@ inline FormatSpec parse_format(const std::string& text) {
 inline std::string to_string(const FormatSpec& spec) {
   if (spec.format != Format::custom) return name(spec.format);
   return "custom:e" + std::to_string(spec.custom.E) + "m" + std::to_string(spec.custom.M);
+}
+
+/// The IEEE-style wire format a deck's aps.format names. Codes at most 16 bits wide with at
+/// most 10 fraction bits: wider codes save nothing, and a float sum of two such values
+/// rounded once more to the format is correctly rounded (24 ≥ 2(M+1)+2 bits).
+inline CustomFormat wire_format(const std::string& text) {
+  const FormatSpec s = parse_format(text);
+  CustomFormat f{0, 0};
+  switch (s.format) {
+    case Format::fp16: f = {5, 10}; break;
+    case Format::bf16: f = {8, 7}; break;
+    case Format::fp8_e5m2: f = {5, 2}; break;
+    case Format::fp8_e4m3: f = {4, 3}; break;  // IEEE-style: max 240
+    case Format::custom: f = s.custom; break;
+    default: throw std::invalid_argument("'" + text + "' is not narrower than 16 bits");
+  }
+  if (f.bits() > 16 || f.M > 10)
+    throw std::invalid_argument("'" + text + "' has " + std::to_string(f.bits()) + " bits and " +
+                                std::to_string(f.M) + " fraction bits; at most 16 and 10");
+  return f;
 }
 
 namespace detail {

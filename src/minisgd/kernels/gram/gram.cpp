@@ -1,14 +1,14 @@
-#include "minisgd/kernels/gram.hpp"
+#include "minisgd/kernels/gram/gram.hpp"
 
 #include <KokkosBlas3_gemm.hpp>
 
 #include <type_traits>
 #include <vector>
 
-#include "minisgd/kernels/gram_dnnl.hpp"
+#include "minisgd/kernels/gram/gram_dnnl.hpp"
 #ifdef MINISGD_HAVE_CUBLAS
 #include "minisgd/core/errors.hpp"
-#include "minisgd/gpu/cublas_kokkos.hpp"
+#include "minisgd/kernels/gram/cublas_kokkos.hpp"
 #endif
 
 namespace minisgd {

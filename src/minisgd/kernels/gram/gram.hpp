@@ -1,5 +1,5 @@
 #pragma once
-// The Gram products of one CA-SGD outer step (DESIGN §4): for the s·b rows of the stacked
+// The Gram products of one CA-SGD outer step (docs/design.md): for the s·b rows of the stacked
 // batches Y = [Y_0; …; Y_{s−1}] (b rows each), only the strictly block-lower blocks
 // Y_j Y_iᵀ (i < j) are ever used. They are stored packed by block row: block row j
 // (1 ≤ j < s) is the b × jb matrix Y_j [Y_0 … Y_{j−1}]ᵀ, row-major, at offset b²·j(j−1)/2,

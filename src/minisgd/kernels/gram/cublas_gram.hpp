@@ -1,5 +1,5 @@
 #pragma once
-// The Gram of a batch block on the GPU through cuBLAS (DESIGN §5; docs/gpu.md). Compiled only
+// The Gram of a batch block on the GPU through cuBLAS (docs/gpu.md). Compiled only
 // when MINISGD_HAVE_CUBLAS is defined. Free of Kokkos: it takes device pointers and a CUDA
 // stream (gpu/cublas_kokkos.hpp adapts Kokkos views and execution space instances to it).
 //

@@ -1,4 +1,4 @@
-#include "minisgd/report/atomic_file.hpp"
+#include "minisgd/core/atomic_file.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "minisgd/gpu/cublas_gram.hpp"
+#include "minisgd/kernels/gram/cublas_gram.hpp"
 
 #include <cublas_v2.h>
 #include <library_types.h>

@@ -22,7 +22,7 @@
 
 #include "minisgd/precision/bits.hpp"
 #include "minisgd/precision/custom_format.hpp"
-#include "minisgd/precision/rounding.hpp"
+#include "minisgd/precision/bit_rounding.hpp"
 
 namespace minisgd::precision {
 

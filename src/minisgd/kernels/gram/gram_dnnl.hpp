@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "minisgd/precision/formats.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd {
 

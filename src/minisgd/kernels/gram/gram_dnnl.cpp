@@ -1,4 +1,4 @@
-#include "minisgd/kernels/gram_dnnl.hpp"
+#include "minisgd/kernels/gram/gram_dnnl.hpp"
 
 #include <dnnl.hpp>
 

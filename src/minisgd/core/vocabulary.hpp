@@ -1,0 +1,40 @@
+#pragma once
+// The choices every layer speaks of (models, kernels, data, solvers, the deck), with their
+// names. Free of Kokkos and of the configuration, so a kernel header can name a loss
+// without pulling in the deck.
+#include "minisgd/core/names.hpp"
+
+namespace minisgd {
+
+enum class Loss { logistic, linear, poisson };
+constexpr NameTable<Loss, 3> names(Loss) {
+  return {{{Loss::logistic, "logistic"}, {Loss::linear, "linear"}, {Loss::poisson, "poisson"}}};
+}
+
+/// Row: each rank holds whole samples (data parallel). Column: each rank holds a slice of
+/// the features of every sample (feature parallel, CA-SGD's layout).
+enum class Decomposition { row, column };
+constexpr NameTable<Decomposition, 2> names(Decomposition) {
+  return {{{Decomposition::row, "row"}, {Decomposition::column, "column"}}};
+}
+
+enum class Method { sgd, ca_sgd };
+constexpr NameTable<Method, 2> names(Method) {
+  return {{{Method::sgd, "sgd"}, {Method::ca_sgd, "ca-sgd"}}};
+}
+
+enum class Schedule { constant, inverse_time, step };
+constexpr NameTable<Schedule, 3> names(Schedule) {
+  return {{{Schedule::constant, "constant"},
+           {Schedule::inverse_time, "inverse_time"},
+           {Schedule::step, "step"}}};
+}
+
+enum class OptimizerKind { sgd, momentum, adam };
+constexpr NameTable<OptimizerKind, 3> names(OptimizerKind) {
+  return {{{OptimizerKind::sgd, "sgd"},
+           {OptimizerKind::momentum, "momentum"},
+           {OptimizerKind::adam, "adam"}}};
+}
+
+}  // namespace minisgd
