@@ -11,6 +11,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   libyaml-cpp-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   librandom123-dev liblinear-tools libdnnl-dev libopenblas-dev
+  python3-matplotlib                     # perf/summary.py plots (/usr/bin/python3)
 )
 
 missing=()

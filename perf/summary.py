@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+# Copyright the minisgd developers. SPDX-License-Identifier: BSD-3-Clause
+"""Summarize many minisgd JSON reports: a table and loss-vs-time, speedup and scaling plots.
+
+    perf/summary.py results/**/*.json [--baseline REPORT.json] [--plots DIR]
+
+Runs are grouped by deck (run.name), machine (host and Kokkos execution space, so two builds
+on one host are two machines) and P (ranks). The table gives, per run, the FOM (training
+samples/s), VALID, the relative loss gap to the deck's reference, the speedup against the
+smallest P of the same deck and machine, and, with --baseline, the FOM ratio against that
+one run (a porting study: the same deck on another build or machine). Several reports of one
+(deck, machine, P) are repetitions: the table shows the best FOM and the count.
+
+With --plots DIR it writes loss_vs_time.png (from the CSV histories the reports name, where
+they can be found), speedup.png and scaling.png. Uses Debian's matplotlib (python3-matplotlib).
+"""
+import argparse
+import collections
+import csv
+import json
+import math
+import pathlib
+import sys
+
+Run = collections.namedtuple("Run", "path deck machine ranks fom valid gap loss ref time history")
+
+
+def load(path):
+    r = json.loads(path.read_text())
+    res = r["result"]
+    ref = res.get("reference_loss")
+    gap = abs(res["final_loss"] - ref) / abs(ref) if ref else math.nan
+    machine = f"{r.get('host', '?')}/{r['kokkos']['default_execution_space']}"
+    return Run(path, r["deck"]["run"]["name"], machine, r["ranks"], r["fom"]["value"],
+               res["valid"], gap, res["final_loss"], ref, res["train_time_s"],
+               find_history(path, r["deck"].get("output", {}).get("history", "")))
+
+
+def find_history(report, history):
+    """The CSV as written (relative to where the run started), else beside the report."""
+    if not history:
+        return None
+    for p in (pathlib.Path(history), report.parent / pathlib.Path(history).name):
+        if p.is_file():
+            return p
+    return None
+
+
+def best_runs(runs):
+    """One run per (deck, machine, P): the highest FOM, and how many there were."""
+    groups = collections.defaultdict(list)
+    for r in runs:
+        groups[(r.deck, r.machine, r.ranks)].append(r)
+    return {k: (max(v, key=lambda r: r.fom), len(v)) for k, v in sorted(groups.items())}
+
+
+def table(best, baseline):
+    p_min = {}
+    for (deck, machine, ranks), (run, _) in best.items():
+        p_min.setdefault((deck, machine), run)  # sorted: smallest P first
+    head = ["deck", "machine", "P", "FOM samples/s", "verdict", "loss gap", "speedup vs Pmin"]
+    if baseline:
+        head.append(f"vs {baseline.deck}@{baseline.machine} P={baseline.ranks}")
+    rows = []
+    for (deck, machine, ranks), (run, n) in best.items():
+        first = p_min[(deck, machine)]
+        row = [deck, machine, str(ranks), f"{run.fom:.4g}" + (f" (best of {n})" if n > 1 else ""),
+               "VALID" if run.valid else "INVALID",
+               "-" if math.isnan(run.gap) else f"{run.gap:.2e}",
+               f"{run.fom / first.fom:.2f} (P={first.ranks})"]
+        if baseline:
+            row.append(f"{run.fom / baseline.fom:.2f}")
+        rows.append(row)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def read_history(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return [float(r["train_seconds"]) for r in rows], [float(r["loss"]) for r in rows]
+
+
+def plots(best, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    decks = sorted({k[0] for k in best})
+    cols = min(4, len(decks))
+    rows = math.ceil(len(decks) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3 * rows), squeeze=False)
+    for ax, deck in zip(axes.flat, decks):
+        for (d, machine, ranks), (run, _) in best.items():
+            if d != deck or not run.history:
+                continue
+            t, loss = read_history(run.history)
+            ax.plot(t, loss, marker=".", label=f"{machine} P={ranks}")
+            if run.ref:
+                ax.axhline(run.ref, color="gray", lw=0.8, ls="--")
+        ax.set(title=deck, xlabel="training s", ylabel="F(w)")
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(decks):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    fig.savefig(outdir / "loss_vs_time.png", dpi=110)
+    plt.close(fig)
+
+    series = collections.defaultdict(list)
+    for (deck, machine, ranks), (run, _) in best.items():
+        series[(deck, machine)].append(run)
+    for name, ylabel, value in (("speedup", "speedup vs smallest P", lambda r, s: r.fom / s[0].fom),
+                                ("scaling", "FOM (training samples/s)", lambda r, s: r.fom)):
+        fig, ax = plt.subplots(figsize=(7, 5))
+        ps = sorted({k[2] for k in best})
+        if name == "speedup":
+            ax.plot(ps, [p / ps[0] for p in ps], "k:", label="ideal")
+        for (deck, machine), s in series.items():
+            ax.plot([r.ranks for r in s], [value(r, s) for r in s], marker="o",
+                    label=f"{deck} ({machine})")
+        ax.set(xscale="log", yscale="log", xlabel="MPI ranks P", ylabel=ylabel)
+        ax.set_xticks(ps, [str(p) for p in ps])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.legend(fontsize=6, ncol=2)
+        ax.grid(True, which="both", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(outdir / f"{name}.png", dpi=110)
+        plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("reports", nargs="+", type=pathlib.Path, help="minisgd JSON reports")
+    ap.add_argument("--baseline", type=pathlib.Path, help="the report every FOM is divided by")
+    ap.add_argument("--plots", type=pathlib.Path, metavar="DIR", help="write the PNGs here")
+    a = ap.parse_args()
+    runs = []
+    for p in a.reports:
+        try:
+            runs.append(load(p))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"{p}: not a minisgd report ({type(e).__name__}: {e})")
+    best = best_runs(runs)
+    print(table(best, load(a.baseline) if a.baseline else None))
+    invalid = sum(not r.valid for r, _ in best.values())
+    print(f"\n{len(runs)} report(s), {len(best)} (deck, machine, P) group(s), {invalid} INVALID")
+    if a.plots:
+        plots(best, a.plots)
+        print(f"plots: {a.plots}/loss_vs_time.png, speedup.png, scaling.png")
+
+
+if __name__ == "__main__":
+    main()
