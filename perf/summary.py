@@ -3,6 +3,8 @@
 """Summarize many minisgd JSON reports: a table and loss-vs-time, speedup and scaling plots.
 
     perf/summary.py results/**/*.json [--baseline REPORT.json] [--plots DIR]
+    perf/summary.py --compare A.json B.json
+
 
 Runs are grouped by deck (run.name), machine (host and Kokkos execution space, so two builds
 on one host are two machines) and P (ranks). The table gives, per run, the FOM (training
@@ -13,6 +15,11 @@ one run (a porting study: the same deck on another build or machine). Several re
 
 With --plots DIR it writes loss_vs_time.png (from the CSV histories the reports name, where
 they can be found), speedup.png and scaling.png. Uses Debian's matplotlib (python3-matplotlib).
+
+--compare is the porting-study check: the same deck run on two builds or machines. It prints
+both provenances, the keys where the two resolved decks differ (only the implementation choices
+the run rules allow may differ, docs/procurement.md), both verdicts, and whether the two final
+losses agree within the deck's tolerance; it exits 0 when they do and the decks agree.
 """
 import argparse
 import collections
@@ -131,12 +138,58 @@ def plots(best, outdir):
         plt.close(fig)
 
 
+# Deck keys a site may change (docs/procurement.md, section 2); every other key is the benchmark.
+ALLOWED_DIFFERENCES = ("comm.backend", "comm.gpu_aware", "precision.gram_engine", "output.",
+                       "data.cache")
+
+
+def flatten(tree, prefix=""):
+    if not isinstance(tree, dict):
+        return {prefix[:-1]: tree}
+    flat = {}
+    for k, v in tree.items():
+        flat.update(flatten(v, f"{prefix}{k}."))
+    return flat
+
+
+def compare(path_a, path_b):
+    a, b = (json.loads(p.read_text()) for p in (path_a, path_b))
+    for tag, p, r in (("A", path_a, a), ("B", path_b, b)):
+        k = r["kokkos"]
+        print(f"{tag}: {p}: minisgd {r['version']} ({r['git_hash']}), {r['compiler']}, Kokkos "
+              f"{k['version']} {'+'.join(k['backends'])} ({k['default_execution_space']}, "
+              f"concurrency {k['concurrency']}), {r['ranks']} rank(s) on {r['host']}")
+    da, db = flatten(a["deck"]), flatten(b["deck"])
+    differ = sorted(k for k in da.keys() | db.keys() if da.get(k) != db.get(k))
+    forbidden = [k for k in differ if not k.startswith(ALLOWED_DIFFERENCES)]
+    for k in differ:
+        kind = "NOT ALLOWED" if k in forbidden else "allowed"
+        print(f"deck differs ({kind}): {k}: A {da.get(k)!r}, B {db.get(k)!r}")
+    ra, rb = a["result"], b["result"]
+    tol = ra["tolerance"]
+    gap = abs(ra["final_loss"] - rb["final_loss"]) / abs(rb["final_loss"])
+    agree = gap <= tol
+    for tag, r in (("A", ra), ("B", rb)):
+        print(f"{tag}: {'VALID' if r['valid'] else 'INVALID'}: {r['verdict']}; "
+              f"FOM {r['samples_per_s']:.4g} samples/s")
+    print(f"final losses {ra['final_loss']:.8g} and {rb['final_loss']:.8g}: relative difference "
+          f"{gap:.3g} {'<=' if agree else '>'} tolerance {tol:g}: {'AGREE' if agree else 'DISAGREE'}; "
+          f"FOM A/B = {ra['samples_per_s'] / rb['samples_per_s']:.3g}")
+    return 0 if agree and not forbidden else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("reports", nargs="+", type=pathlib.Path, help="minisgd JSON reports")
+    ap.add_argument("reports", nargs="*", type=pathlib.Path, help="minisgd JSON reports")
+    ap.add_argument("--compare", nargs=2, type=pathlib.Path, metavar=("A", "B"),
+                    help="porting study: do two runs of one deck agree within its tolerance?")
     ap.add_argument("--baseline", type=pathlib.Path, help="the report every FOM is divided by")
     ap.add_argument("--plots", type=pathlib.Path, metavar="DIR", help="write the PNGs here")
     a = ap.parse_args()
+    if a.compare:
+        sys.exit(compare(*a.compare))
+    if not a.reports:
+        ap.error("no reports given")
     runs = []
     for p in a.reports:
         try:
