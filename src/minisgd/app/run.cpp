@@ -16,6 +16,7 @@
 #ifdef MINISGD_HAVE_NCCL
 #include "minisgd/comm/nccl_communicator.hpp"
 #endif
+#include "minisgd/core/profiling.hpp"
 #include "minisgd/data/loader.hpp"
 #include "minisgd/app/capabilities.hpp"
 #include "minisgd/report/output_files.hpp"
@@ -102,7 +103,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
   std::unique_ptr<comm::Communicator> train_comm_ptr;  // a refused GPU backend: exit 2 on all ranks
   collectively(world, err, [&] { train_comm_ptr = training_communicator(c, world); });
   comm::Communicator& train_comm = *train_comm_ptr;  // training traffic only
-  Timers timers;
+  Timers timers(c.output.phase_timers);
   Dataset<T> data;
   Dataset<T> test;
   collectively(world, err, [&] {
@@ -132,6 +133,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
 
   RunOutcome o;
   collectively(world, err, [&] {
+    Region region("minisgd::train");
     o.result = train(
         c, nb, *stepper, eval, timers,
         [&](double s) { return world.allreduce_value(s, comm::Op::max); },
@@ -157,8 +159,11 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
           (o.valid ? " <= " : " > ") + "initial loss " + std::to_string(r.initial_loss);
   }
   o.exit_code = o.valid ? kValid : kInvalid;
-  const double samples_per_s = r.train_seconds > 0 ? double(r.iterations * b) / r.train_seconds : 0;
+  // The FOM window: every step after the warm-up, fenced at its ends only (trainer.cpp).
+  const double samples_per_s =
+      r.fom_seconds > 0 ? double(r.fom_iterations * b) / r.fom_seconds : 0;
 
+  Region report_region("minisgd::report");
   nlohmann::json& rep = o.report;
   rep = provenance(world.size());
   rep["deck"] = c.resolved;
@@ -175,6 +180,9 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
                    {"stop_reason", r.stop_reason},
                    {"train_time_s", world.allreduce_value(r.train_seconds, comm::Op::max)},
                    {"samples_per_s", samples_per_s},
+                   {"warmup_iterations", r.warmup_iterations},
+                   {"fom_iterations", r.fom_iterations},
+                   {"fom_time_s", world.allreduce_value(r.fom_seconds, comm::Op::max)},
                    {"valid", o.valid},
                    {"verdict", why},
                    {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
@@ -184,6 +192,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
   rep["precision"] = precision::to_json(c.precision.plan);
   rep["kernels"] = stepper->kernels();
   rep["timers"] = timers.summary(world);
+  rep["timers_fenced"] = timers.fenced();
   rep["compression"] = compression_summary(stepper->compression(), train_comm.stats(), world,
                                            data.part.cols, r.iterations);
   rep["comm"] = comm_summary(train_comm, world);

@@ -1,6 +1,7 @@
 #pragma once
 // Collectives on Kokkos views. Host-accessible views go to the backend directly (after a
-// fence: Kokkos 4 does not synchronize with the default stream); device views go directly to
+// fence where kernels run asynchronously: Kokkos 4 does not synchronize with the default
+// stream; core/kokkos.hpp, sync_for_host); device views go directly to
 // a backend that takes device buffers (NCCL, CUDA-aware MPI: Communicator::device_buffers())
 // and travel through a host mirror for host backends.
 #include "minisgd/comm/communicator.hpp"
@@ -10,7 +11,7 @@ namespace minisgd::comm {
 
 template <class View>
 void allreduce(Communicator& comm, const View& v, Op op = Op::sum) {
-  fence();
+  sync_for_host("view handed to the communicator");
   if constexpr (Kokkos::SpaceAccessibility<HostSpace, typename View::memory_space>::accessible) {
     comm.allreduce(v.data(), v.span(), op);
   } else if (comm.device_buffers()) {

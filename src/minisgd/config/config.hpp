@@ -125,6 +125,8 @@ struct OutputConfig {
   std::string report;
   std::string history;
   std::string weights;
+  bool phase_timers = false;       // fence every phase timer (and the FOM window with them)
+  std::int64_t warmup_steps = 10;  // steps before the FOM window (whole groups, at most half)
 };
 
 struct ValidationConfig {

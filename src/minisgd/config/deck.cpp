@@ -212,6 +212,8 @@ void read_output(DeckSection s, OutputConfig& c) {
   c.report = s.text("report", "");
   c.history = s.text("history", "");
   c.weights = s.text("weights", "");
+  c.phase_timers = s.flag("phase_timers", c.phase_timers);
+  c.warmup_steps = s.integer("warmup_steps", c.warmup_steps, 0);
   s.finish();
 }
 

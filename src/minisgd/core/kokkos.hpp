@@ -2,6 +2,9 @@
 // The one place that knows Kokkos 3.4 and 4.x differ: everything else includes this.
 #include <Kokkos_Core.hpp>
 
+#include <string>
+#include <type_traits>
+
 namespace minisgd {
 
 using ExecSpace = Kokkos::DefaultExecutionSpace;
@@ -14,8 +17,28 @@ using Vector = Kokkos::View<T*, MemSpace>;
 template <class T>
 using Matrix = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace>;
 
-/// fence() without a label: fence("label") needs Kokkos 3.5+.
-inline void fence() { Kokkos::fence(); }
+/// Every fence minisgd issues, named by why it is there. Kokkos 3.4 neither takes a fence
+/// label (that needs 3.5+) nor tells tools about fences, so with a Kokkos Tools library
+/// loaded this marks the event "minisgd::fence <why>" first (docs/output.md, "Profiling").
+inline void fence(const char* why = "") {
+  if (Kokkos::Tools::profileLibraryLoaded())
+    Kokkos::Tools::markEvent(std::string("minisgd::fence ") + why);
+  Kokkos::fence();
+}
+
+/// Whether a kernel may still run after its launch returned: device backends (and HPX with
+/// asynchronous dispatch). Host backends finish a kernel before the launch returns.
+#ifdef KOKKOS_ENABLE_HPX_ASYNC_DISPATCH
+inline constexpr bool kAsyncKernels = true;
+#else
+inline constexpr bool kAsyncKernels = !std::is_same_v<ExecSpace::memory_space, HostSpace>;
+#endif
+
+/// Before the host, MPI or a host library reads what kernels wrote: a fence where kernels
+/// run asynchronously, nothing on host backends (so none lands inside the FOM window there).
+inline void sync_for_host(const char* why) {
+  if constexpr (kAsyncKernels) fence(why);
+}
 
 // Kokkos::min/max/sqrt/exp/log moved around between 3.4 and 4.x; these are enough here.
 template <class T>

@@ -157,7 +157,7 @@ Dataset<T> generate(const Config& c, int rank, int ranks) {
           X(l, j) = store(g < d ? gen.feature(r, g) : intercept ? 1.0 : 0.0, r, g);
         }
       });
-  fence();
+  fence("data loaded");
   return ds;
 }
 

@@ -9,7 +9,9 @@ namespace minisgd {
 
 void print_summary(std::ostream& out, const nlohmann::json& rep) {
   char line[200];
-  out << "\ntimers (s, over ranks)        min         mean          max\n";
+  out << "\ntimers (s, over ranks, "
+      << (rep.value("timers_fenced", false) ? "fenced" : "unfenced: output.phase_timers")
+      << ")\n                             min         mean          max\n";
   for (const auto& [phase, t] : rep["timers"].items()) {
     std::snprintf(line, sizeof line, "  %-18s %12.6f %12.6f %12.6f\n", phase.c_str(),
                   t["min"].get<double>(), t["mean"].get<double>(), t["max"].get<double>());
@@ -25,6 +27,14 @@ void print_summary(std::ostream& out, const nlohmann::json& rep) {
     out << line;
   }
   const auto& r = rep["result"];
+  if (r.contains("fom_iterations")) {
+    std::snprintf(line, sizeof line,
+                  "\nFOM window: %lld steps after %lld warm-up steps, %.6f s (max over ranks)",
+                  static_cast<long long>(r["fom_iterations"].get<std::int64_t>()),
+                  static_cast<long long>(r["warmup_iterations"].get<std::int64_t>()),
+                  r["fom_time_s"].get<double>());
+    out << line;
+  }
   std::snprintf(line, sizeof line, "\nFOM: %.6e samples/s\n", r["samples_per_s"].get<double>());
   out << line;
   out << (r["valid"].get<bool>() ? "VALID" : "INVALID") << ": "

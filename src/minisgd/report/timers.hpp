@@ -1,6 +1,9 @@
 #pragma once
-// Per-phase wall-clock timers. Each interval is fenced at both ends so asynchronous kernels
-// are charged to the phase that launched them.
+// Per-phase wall-clock timers, each phase also a Kokkos Tools region "minisgd::<phase>".
+// Fenced (output.phase_timers: true): each interval is fenced at both ends, so asynchronous
+// kernels are charged to the phase that launched them, at the price of fences inside the
+// measured time. Unfenced (the default): host wall time from entering to leaving the phase,
+// exact on host backends, launch time plus the phase's own waits on a device.
 #include <map>
 #include <string>
 
@@ -8,6 +11,7 @@
 
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/profiling.hpp"
 
 namespace minisgd {
 
@@ -15,12 +19,13 @@ class Timers {
  public:
   class Scope {
    public:
-    Scope(Timers& t, std::string phase) : t_(t), phase_(std::move(phase)) {
-      fence();
+    Scope(Timers& t, std::string phase)
+        : t_(t), phase_(std::move(phase)), region_("minisgd::" + phase_) {
+      if (t_.fenced_) fence("phase timer");
       timer_.reset();
     }
     ~Scope() {
-      fence();
+      if (t_.fenced_) fence("phase timer");
       t_.seconds_[phase_] += timer_.seconds();
     }
     Scope(const Scope&) = delete;
@@ -29,8 +34,12 @@ class Timers {
    private:
     Timers& t_;
     std::string phase_;
+    Region region_;
     Kokkos::Timer timer_;
   };
+
+  explicit Timers(bool fenced = false) : fenced_(fenced) {}
+  bool fenced() const { return fenced_; }
 
   Scope scope(const std::string& phase) { return Scope(*this, phase); }
   double seconds(const std::string& phase) const;
@@ -40,6 +49,7 @@ class Timers {
   nlohmann::json summary(comm::Communicator& comm) const;
 
  private:
+  bool fenced_;
   std::map<std::string, double> seconds_;
 };
 

@@ -6,10 +6,43 @@
 #include <limits>
 
 #include "minisgd/core/errors.hpp"
+#include "minisgd/core/profiling.hpp"
 #include "minisgd/data/partition.hpp"
 #include "minisgd/solvers/schedule.hpp"
 
 namespace minisgd {
+namespace {
+
+/// The steps of a run: batch order of every epoch, step size η and shrink factor ρ = 1 − ηλ
+/// of every step (docs/design.md).
+class StepPlanner {
+ public:
+  StepPlanner(const Config& c, std::int64_t batches_per_epoch) : c_(c), nb_(batches_per_epoch) {}
+
+  /// Steps [first, end).
+  const std::vector<StepSpec>& group(std::int64_t first, std::int64_t end) {
+    group_.clear();
+    for (std::int64_t t = first; t < end; ++t) {
+      const std::int64_t e = t / nb_;
+      if (e != order_epoch_) {
+        order_ = batch_order(nb_, c_.run.seed, e, c_.solver.reshuffle);
+        order_epoch_ = e;
+      }
+      const double eta = step_size(c_.solver.step_size, t, e);
+      group_.push_back({order_[t % nb_], eta, 1.0 - eta * c_.model.l2});
+    }
+    return group_;
+  }
+
+ private:
+  const Config& c_;
+  std::int64_t nb_;
+  std::vector<std::int64_t> order_;
+  std::int64_t order_epoch_ = -1;
+  std::vector<StepSpec> group_;
+};
+
+}  // namespace
 
 TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Evaluation& eval,
                   Timers& timers, const std::function<double(double)>& clock_max,
@@ -41,31 +74,48 @@ TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Eval
 
   r.initial_loss = evaluate(0);
   r.stop_reason = "iterations";
-  std::vector<std::int64_t> order;
-  std::int64_t order_epoch = -1;
-  std::vector<StepSpec> group;
+  // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
+  // outside the FOM window (docs/output.md, "Figure of merit").
+  const std::int64_t warmup = std::min(c.output.warmup_steps, total / 2);
+  StepPlanner planner(c, nb);
   std::int64_t it = 0;
+  // Steps in whole groups while it < limit; a group never crosses `stop`.
+  auto steps_until = [&](std::int64_t limit, std::int64_t stop) {
+    while (it < limit && it < stop) {
+      const std::int64_t end = std::min(it + stepper.group_size(), stop);
+      stepper.advance(planner.group(it, end));
+      it = end;
+    }
+  };
+  std::int64_t first_measured = -1;
   Kokkos::Timer clock;
   while (it < total) {
-    // A group never crosses an evaluation point or the end.
-    const std::int64_t next_eval = (it / every + 1) * every;
-    const std::int64_t end = std::min({it + stepper.group_size(), next_eval, total});
-    group.clear();
-    for (std::int64_t t = it; t < end; ++t) {
-      const std::int64_t e = t / nb;
-      if (e != order_epoch) {
-        order = batch_order(nb, c.run.seed, e, s.reshuffle);
-        order_epoch = e;
-      }
-      const double eta = step_size(s.step_size, t, e);
-      group.push_back({order[t % nb], eta, 1.0 - eta * c.model.l2});
-    }
-    fence();
+    // A stretch of steps between two evaluations, fenced at its two ends only; the FOM window
+    // is its part after the warm-up. A group never crosses an evaluation point or the end.
+    const std::int64_t stop = std::min((it / every + 1) * every, total);
+    std::int64_t measured_from = -1;
+    double measured_start = 0;
+    fence("training stretch begins");
     clock.reset();
-    stepper.advance(group);
-    fence();
-    r.train_seconds += clock.seconds();
-    it = end;
+    if (it < warmup) {
+      Region region("minisgd::warmup");
+      steps_until(warmup, stop);
+      if (it < stop) fence("warm-up ends");
+    }
+    if (it < stop) {
+      measured_from = it;
+      if (first_measured < 0) first_measured = it;
+      measured_start = clock.seconds();
+      Region region("minisgd::fom_window");
+      steps_until(stop, stop);
+    }
+    fence("training stretch ends");
+    const double seconds = clock.seconds();
+    r.train_seconds += seconds;
+    if (measured_from >= 0) {
+      r.fom_seconds += seconds - measured_start;
+      r.fom_iterations += it - measured_from;
+    }
     if (it % every == 0 || it == total) {
       const double loss = evaluate(it);
       if (s.target_loss && loss <= *s.target_loss) {
@@ -78,6 +128,7 @@ TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Eval
       }
     }
   }
+  r.warmup_iterations = first_measured < 0 ? it : first_measured;
   r.iterations = it;
   r.epochs = double(it) / double(nb);
   r.final_loss = r.history.back().loss;

@@ -153,7 +153,7 @@ GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vect
   }
   if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<Acc, float>) {
     if (dnnl_ && accumulate.identity) {
-      fence();
+      sync_for_host("oneDNN reads the batch on the host");
       dnnl_->compute(Y.data(), Y.extent(0), Y.extent(1), Y.stride(0), b, packed.data());
       return GramPath::dnnl;
     }
