@@ -139,7 +139,8 @@ def plots(best, outdir):
 
 
 # Deck keys a site may change (docs/procurement.md, section 2); every other key is the benchmark.
-ALLOWED_DIFFERENCES = ("comm.backend", "comm.gpu_aware", "precision.gram_engine", "output.",
+ALLOWED_DIFFERENCES = ("comm.backend", "comm.gpu_aware", "precision.gram_engine", "output.report",
+                       "output.history", "output.weights",
                        "data.cache")
 
 
