@@ -159,9 +159,10 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
           (o.valid ? " <= " : " > ") + "initial loss " + std::to_string(r.initial_loss);
   }
   o.exit_code = o.valid ? kValid : kInvalid;
-  // The FOM window: every step after the warm-up, fenced at its ends only (trainer.cpp).
-  const double samples_per_s =
-      r.fom_seconds > 0 ? double(r.fom_iterations * b) / r.fom_seconds : 0;
+  // The FOM window: every step after the warm-up, fenced at its ends only (trainer.cpp); its
+  // time is the slowest rank's.
+  const double fom_seconds = world.allreduce_value(r.fom_seconds, comm::Op::max);
+  const double samples_per_s = fom_seconds > 0 ? double(r.fom_iterations * b) / fom_seconds : 0;
 
   Region report_region("minisgd::report");
   nlohmann::json& rep = o.report;
@@ -182,7 +183,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
                    {"samples_per_s", samples_per_s},
                    {"warmup_iterations", r.warmup_iterations},
                    {"fom_iterations", r.fom_iterations},
-                   {"fom_time_s", world.allreduce_value(r.fom_seconds, comm::Op::max)},
+                   {"fom_time_s", fom_seconds},
                    {"valid", o.valid},
                    {"verdict", why},
                    {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
