@@ -83,11 +83,16 @@ TEST(Plan, DeckErrorsNameTheKey) {
   EXPECT_NE(error_of(std::string(kCa) + "precision:\n  gram_accum: fp12\n")
                 .find("test-deck:3: precision.gram_accum: unknown precision format 'fp12'"),
             std::string::npos);
-  EXPECT_NE(error_of("precision:\n  preset: mixed\n").find("test-deck:2: precision.preset: sgd runs in one precision"),
+  // sgd takes data, margin_accum, gradient_accum and weights; it computes in one type.
+  EXPECT_NE(error_of("precision:\n  weights: bf16\n").find("test-deck:2: precision.weights: sgd keeps w"),
             std::string::npos);
-  EXPECT_NE(error_of("precision:\n  gram_wire: bf16\n").find("precision.gram_wire: sgd runs in one precision"),
+  EXPECT_NE(error_of("precision:\n  gram_wire: bf16\n").find("precision.gram_wire: a ca-sgd knob"),
             std::string::npos);
-  EXPECT_NE(error_of("precision: {data: fp32, weights: fp64}\n").find("precision.weights"),
+  EXPECT_NE(error_of("precision: {data: fp64, weights: fp32}\n").find("precision.data: fp64 data need fp64 weights"),
+            std::string::npos);
+  EXPECT_NE(error_of("precision: {margin_accum: fp64}\n").find("precision.margin_accum: sgd accumulates"),
+            std::string::npos);
+  EXPECT_NE(error_of("precision: {data: e4m3}\n").find("precision.data: sgd stores X as"),
             std::string::npos);
   EXPECT_NE(error_of("solver: {method: ca-sgd, decomposition: row}\n")
                 .find("solver.decomposition: ca-sgd works in the column decomposition"),
@@ -99,6 +104,11 @@ TEST(Plan, DeckErrorsNameTheKey) {
             std::string::npos);
   // sgd may name its one precision through data and weights.
   EXPECT_EQ(test::deck("precision: {data: fp64, weights: fp64}\n").precision.preset, "fp64");
+  // The mixed preset gives sgd bf16 storage; the ca-sgd knobs take sgd's arithmetic format.
+  const Config mixed = test::deck("precision: {preset: mixed}\n");
+  EXPECT_EQ(mixed.precision.plan[Knob::data].format, Format::bf16);
+  EXPECT_EQ(mixed.precision.plan[Knob::margin_wire].format, Format::fp32);
+  EXPECT_EQ(realize(mixed.precision.plan).compute, Format::fp32);
 }
 
 TEST(Rounder, EmulatesFormatsInFloatAndDouble) {

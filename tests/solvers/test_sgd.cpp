@@ -101,6 +101,44 @@ TEST(Sgd, SameDeckTwiceGivesBitwiseIdenticalWeights) {
   }
 }
 
+// Mixed-precision SGD: X stored in 2 bytes (bf16 or fp16), arithmetic and weights in fp32,
+// against fp32 SGD with the same batches and steps. Rounding X to bf16 perturbs each entry
+// by at most 2^-9 relative, so the final objective stays within 0.5%; and the run must
+// really have used the narrow X (half the bytes, a different objective).
+TEST(Sgd, TwoByteStorageHalvesTheMatrixAndStaysWithinHalfPercentOfFp32) {
+  const auto bytes = [](const RunOutcome& o) {
+    return o.report["problem"]["matrix_bytes_per_rank"].get<std::uint64_t>();
+  };
+  for (const char* dec : {"row", "column"}) {
+    const std::string yaml = synthetic_deck("synth", "logistic", dec, "fp32");
+    const RunOutcome fp32 = run_quiet(deck(yaml));
+    for (const char* data : {"bf16", "fp16"}) {
+      SCOPED_TRACE(std::string(dec) + " " + data);
+      const RunOutcome lo = run_quiet(deck(yaml, {std::string("precision.data=") + data}));
+      EXPECT_GT(bytes(lo), 0u);
+      EXPECT_EQ(2 * bytes(lo), bytes(fp32));
+      EXPECT_EQ(lo.report["precision"]["knobs"]["data"]["native"], true);
+      ASSERT_EQ(lo.result.iterations, fp32.result.iterations);
+      const double gap = std::fabs(lo.result.final_loss - fp32.result.final_loss) / fp32.result.final_loss;
+      EXPECT_LT(gap, 0.005) << "fp32 " << fp32.result.final_loss << ", " << data << " " << lo.result.final_loss;
+      EXPECT_NE(lo.result.final_loss, fp32.result.final_loss);
+      EXPECT_LT(lo.result.final_loss, lo.result.initial_loss);
+    }
+  }
+  // The mixed preset is bf16 storage for sgd too.
+  const RunOutcome mixed = run_quiet(deck(synthetic_deck("synth", "logistic", "row", "mixed")));
+  EXPECT_EQ(mixed.report["precision"]["knobs"]["data"]["format"], "bf16");
+}
+
+// fp32 storage with fp64 arithmetic: X rounded once to fp32, everything else as fp64 SGD.
+TEST(Sgd, Fp32StorageWithFp64ArithmeticIsCloseToFp64) {
+  const std::string yaml = synthetic_deck("synth", "logistic", "column", "fp64");
+  const RunOutcome fp64 = run_quiet(deck(yaml));
+  const RunOutcome mixed = run_quiet(deck(yaml, {"precision.data=fp32"}));
+  EXPECT_LT(test::relative_difference(mixed.weights, fp64.weights), 1e-5);
+  EXPECT_GT(test::relative_difference(mixed.weights, fp64.weights), 0.0);
+}
+
 // Row decomposition: one AllReduce of d floats per step, 2(P-1)/P·4d bytes under the
 // bandwidth-optimal model. Column: one AllReduce of b floats per step.
 TEST(Sgd, CommunicatorCountsOneAllreducePerStep) {

@@ -107,8 +107,31 @@ void read_solver(DeckSection s, SolverConfig& c) {
   s.finish();
 }
 
-/// A preset, then any of the nine knobs on top of it (docs/precision.md). SGD runs in one
-/// compiled precision, so it takes fp64 or fp32 only (data and weights, if given, must agree).
+/// SGD's share of the nine knobs (docs/precision.md): X stored as `data` (fp64, fp32, bf16 or
+/// fp16), and one arithmetic type A = `weights` (fp32 or fp64) for margins, gradient and w.
+/// The CA-SGD-only knobs take A's format, which is what SGD does in their places.
+void sgd_plan(const DeckSection& s, std::string& preset, precision::Plan& plan) {
+  using namespace precision;
+  const Format a = plan[Knob::weights].format;
+  if (a != Format::fp64 && a != Format::fp32)
+    s.fail("weights", "sgd keeps w (and computes) in fp32 or fp64");
+  for (Knob k : {Knob::gram_input, Knob::gram_accum, Knob::gram_wire, Knob::margin_wire, Knob::recurrence})
+    if (s.has(name(k))) s.fail(name(k), "a ca-sgd knob (sgd takes data, margin_accum, gradient_accum, weights)");
+  for (Knob k : {Knob::margin_accum, Knob::gradient_accum}) {
+    if (!s.has(name(k))) plan[k] = plan[Knob::weights];
+    if (plan[k].format != a) s.fail(name(k), "sgd accumulates in the format of its weights");
+  }
+  const Format f = plan[Knob::data].format;
+  if (f != Format::fp64 && f != Format::fp32 && f != Format::bf16 && f != Format::fp16)
+    s.fail("data", "sgd stores X as fp64, fp32, bf16 or fp16");
+  if (f == Format::fp64 && a != Format::fp64) s.fail("data", "fp64 data need fp64 weights");
+  for (Knob k : {Knob::gram_input, Knob::gram_accum, Knob::gram_wire, Knob::margin_wire, Knob::recurrence})
+    plan[k] = plan[Knob::weights];
+  if (plan.uniform(Format::fp64)) preset = "fp64";  // what the run actually uses
+  if (plan.uniform(Format::fp32)) preset = "fp32";
+}
+
+/// A preset, then any of the nine knobs on top of it (docs/precision.md).
 void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
   using namespace precision;
   c.preset = s.choice("preset", c.preset, {"fp64", "fp32", "mixed", "mixed-wire-bf16"});
@@ -123,20 +146,7 @@ void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
       s.fail(name(k), e.what());
     }
   }
-  if (method == Method::sgd) {
-    const char* why = "sgd runs in one precision: preset fp64 or fp32 (the nine knobs are "
-                      "CA-SGD's; use solver.method: ca-sgd)";
-    if (c.preset != "fp64" && c.preset != "fp32") s.fail("preset", why);
-    if (plan.rounding != Rounding::nearest) s.fail("rounding", why);
-    for (Knob k : all_knobs)
-      if (k != Knob::data && k != Knob::weights && s.has(name(k))) s.fail(name(k), why);
-    const Format f = plan[Knob::data].format;
-    if (f != Format::fp64 && f != Format::fp32) s.fail("data", why);
-    if (plan[Knob::weights].format != f)
-      s.fail("weights", "sgd keeps X and w in one precision: data and weights must agree");
-    c.preset = f == Format::fp64 ? "fp64" : "fp32";  // what the run actually uses
-    plan = preset_plan(c.preset);
-  }
+  if (method == Method::sgd) sgd_plan(s, c.preset, plan);
   c.plan = plan;
   // The CUDA-only Gram paths (docs/gpu.md); whether this build has them is the driver's
   // question (app/capabilities.hpp).

@@ -105,9 +105,10 @@ struct Coefficients {
 /// The inner recurrence, redundantly on every rank, for j = 0..steps−1:
 ///   z_j = c_j r_j − Σ_{i<j} coef(j,i)·G_{j,i} u_i,   u_j = ℓ'(z_j; y_j),
 /// with G the packed Gram and r the summed margins; then v(q) = coef(steps, q/b)·u(q), the
-/// weights of the update. One team walks the steps in order; its threads share the b rows.
-template <class A>
-void inner_recurrence(Loss loss, const Vector<A>& G, const Vector<A>& r, const Coefficients& k,
+/// weights of the update. The loss L is a template parameter (with_loss). One team walks
+/// the steps in order; its threads share the b rows.
+template <Loss L, class A>
+void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients& k,
                       const Vector<double>& y, const BatchRows& first, std::int64_t b, int steps,
                       const precision::Rounder& arithmetic, const Vector<A>& u,
                       const Vector<A>& v) {
@@ -133,7 +134,7 @@ void inner_recurrence(Loss loss, const Vector<A>& G, const Vector<A>& r, const C
               }
               z = round(z - round(A(coef(j, i)) * dot));
             }
-            u(j * b + l) = round(loss_derivative<A>(loss, z, A(y(first(j) + l))));
+            u(j * b + l) = round(loss_derivative<L>(z, A(y(first(j) + l))));
           });
           team.team_barrier();
         }

@@ -2,7 +2,6 @@
 // Kernels of one SGD step and of the objective. A batch is a contiguous block of rows of the
 // row-major local matrix, so every kernel works on a subview without gathering.
 #include <KokkosBlas1_axpby.hpp>
-#include <KokkosBlas2_gemv.hpp>
 
 #include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
@@ -30,35 +29,15 @@ void convert_copy(const Src& src, const Dst& dst) {
       KOKKOS_LAMBDA(const std::int64_t i) { dst(i) = D(src(i)); });
 }
 
-/// z = Xb · w
-template <class T>
-void batch_margins(const Matrix<T>& Xb, const Vector<T>& w, const Vector<T>& z) {
-  KokkosBlas::gemv("N", T(1), Xb, w, T(0), z);
-}
-
-/// u_i = ℓ'(z_i; y_i), in the precision of T.
-template <class T, class YView>
-void loss_derivatives(Loss loss, const Vector<T>& z, const YView& y, const Vector<T>& u) {
-  Kokkos::parallel_for(
-      "minisgd::loss_derivatives", Kokkos::RangePolicy<ExecSpace>(0, z.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { u(i) = loss_derivative<T>(loss, z(i), T(y(i))); });
-}
-
-/// g = Xbᵀ · u
-template <class T>
-void batch_gradient(const Matrix<T>& Xb, const Vector<T>& u, const Vector<T>& g) {
-  KokkosBlas::gemv("T", T(1), Xb, u, T(0), g);
-}
-
 /// w = ρ·w − (η/b)·g
 template <class T>
 void sgd_update(const Vector<T>& w, const Vector<T>& g, T rho, T step_over_b) {
   KokkosBlas::axpby(-step_over_b, g, rho, w);
 }
 
-/// Σ_i ℓ(x_i·w; y_i) over rows [first, first+count) in FP64, whatever T is (bf16 too).
-template <class T, class YView>
-double loss_sum(Loss loss, const Matrix<T>& X, const YView& y, const Vector<double>& w) {
+/// Σ_i ℓ(x_i·w; y_i) over the rows of X in FP64, whatever T is (bf16 too).
+template <Loss L, class T, class YView>
+double loss_sum_of(const Matrix<T>& X, const YView& y, const Vector<double>& w) {
   using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
   double total = 0;
   const int cols = static_cast<int>(X.extent(1));
@@ -70,10 +49,15 @@ double loss_sum(Loss loss, const Matrix<T>& X, const YView& y, const Vector<doub
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, cols),
             [&](const int j, double& s) { s += precision::to_double(X(i, j)) * w(j); }, z);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += loss_value<double>(loss, z, y(i)); });
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += loss_value<L>(z, double(y(i))); });
       },
       total);
   return total;
+}
+
+template <class T, class YView>
+double loss_sum(Loss loss, const Matrix<T>& X, const YView& y, const Vector<double>& w) {
+  return with_loss(loss, [&](auto l) { return loss_sum_of<decltype(l)::value>(X, y, w); });
 }
 
 /// z_i = Σ_j X(i,j)·w(j) in FP64 (the partial margins of the column decomposition).
@@ -94,14 +78,19 @@ void margins_fp64(const Matrix<T>& X, const Vector<double>& w, const Vector<doub
 }
 
 /// Σ_i ℓ(z_i; y_i) for precomputed margins.
-template <class YView>
-double loss_sum_of_margins(Loss loss, const Vector<double>& z, const YView& y) {
+template <Loss L, class YView>
+double loss_sum_of_margins_of(const Vector<double>& z, const YView& y) {
   double total = 0;
   Kokkos::parallel_reduce(
       "minisgd::loss_sum_of_margins", Kokkos::RangePolicy<ExecSpace>(0, z.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i, double& acc) { acc += loss_value<double>(loss, z(i), y(i)); },
+      KOKKOS_LAMBDA(const std::int64_t i, double& acc) { acc += loss_value<L>(z(i), double(y(i))); },
       total);
   return total;
+}
+
+template <class YView>
+double loss_sum_of_margins(Loss loss, const Vector<double>& z, const YView& y) {
+  return with_loss(loss, [&](auto l) { return loss_sum_of_margins_of<decltype(l)::value>(z, y); });
 }
 
 }  // namespace minisgd

@@ -1,42 +1,78 @@
 #pragma once
 // GLM losses on the margin z = x·w (docs/design.md). Evaluated in the caller's precision R.
+// Hot kernels take the loss as a template parameter (loss_value<L>, loss_derivative<L>,
+// dispatched once per launch by with_loss), so no kernel switches on it per element.
 #include <cmath>
+#include <type_traits>
 
 #include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
 
 namespace minisgd {
 
+template <Loss L>
+using LossTag = std::integral_constant<Loss, L>;
+
+/// Calls fn(LossTag<L>{}) with L = loss, so a kernel is compiled once per loss.
+template <class F>
+decltype(auto) with_loss(Loss loss, F&& fn) {
+  switch (loss) {
+    case Loss::linear: return fn(LossTag<Loss::linear>{});
+    case Loss::poisson: return fn(LossTag<Loss::poisson>{});
+    case Loss::logistic: break;
+  }
+  return fn(LossTag<Loss::logistic>{});
+}
+
+template <Loss L, class R>
+KOKKOS_INLINE_FUNCTION R loss_value(R z, R y) {
+  using std::exp;
+  using std::fabs;
+  using std::log1p;
+  if constexpr (L == Loss::logistic) {
+    // log(1 + e^{-yz}) without overflow: max(t,0) + log1p(e^{-|t|}), t = -yz.
+    const R t = -y * z;
+    return kmax(t, R(0)) + log1p(exp(-fabs(t)));
+  } else if constexpr (L == Loss::linear) {
+    return R(0.5) * (z - y) * (z - y);
+  } else {
+    return exp(z) - y * z;
+  }
+}
+
+/// dℓ/dz.
+template <Loss L, class R>
+KOKKOS_INLINE_FUNCTION R loss_derivative(R z, R y) {
+  using std::exp;
+  if constexpr (L == Loss::logistic) {
+    // -y·σ(-yz), written so neither branch overflows.
+    const R t = -y * z;
+    const R sig = t >= R(0) ? R(1) / (R(1) + exp(-t)) : exp(t) / (R(1) + exp(t));
+    return -y * sig;
+  } else if constexpr (L == Loss::linear) {
+    return z - y;
+  } else {
+    return exp(z) - y;
+  }
+}
+
+/// Run-time loss, for code outside the hot loops.
 template <class R>
 KOKKOS_INLINE_FUNCTION R loss_value(Loss loss, R z, R y) {
-  using std::exp;
-  using std::log1p;
-  using std::fabs;
   switch (loss) {
-    case Loss::logistic: {
-      // log(1 + e^{-yz}) without overflow: max(t,0) + log1p(e^{-|t|}), t = -yz.
-      const R t = -y * z;
-      return kmax(t, R(0)) + log1p(exp(-fabs(t)));
-    }
-    case Loss::linear: return R(0.5) * (z - y) * (z - y);
-    case Loss::poisson: return exp(z) - y * z;
+    case Loss::logistic: return loss_value<Loss::logistic>(z, y);
+    case Loss::linear: return loss_value<Loss::linear>(z, y);
+    case Loss::poisson: return loss_value<Loss::poisson>(z, y);
   }
   return R(0);
 }
 
-/// dℓ/dz.
 template <class R>
 KOKKOS_INLINE_FUNCTION R loss_derivative(Loss loss, R z, R y) {
-  using std::exp;
   switch (loss) {
-    case Loss::logistic: {
-      // -y·σ(-yz), written so neither branch overflows.
-      const R t = -y * z;
-      const R sig = t >= R(0) ? R(1) / (R(1) + exp(-t)) : exp(t) / (R(1) + exp(t));
-      return -y * sig;
-    }
-    case Loss::linear: return z - y;
-    case Loss::poisson: return exp(z) - y;
+    case Loss::logistic: return loss_derivative<Loss::logistic>(z, y);
+    case Loss::linear: return loss_derivative<Loss::linear>(z, y);
+    case Loss::poisson: return loss_derivative<Loss::poisson>(z, y);
   }
   return R(0);
 }

@@ -76,8 +76,10 @@ void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
   {
     auto t = timers_.scope("recurrence");
     const std::int64_t nG = gram_packed_size(n, b_);
-    inner_recurrence(loss_, packed_, slice(packed_, nG, n * b_), coef_, data_.y, first_,
-                     b_, n, recurrence_, u_, v_);
+    with_loss(loss_, [&](auto loss) {
+      inner_recurrence<decltype(loss)::value>(packed_, slice(packed_, nG, n * b_), coef_, data_.y,
+                                              first_, b_, n, recurrence_, u_, v_);
+    });
   }
   {
     auto t = timers_.scope("update");

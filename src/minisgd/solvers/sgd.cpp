@@ -2,12 +2,13 @@
 
 #include "minisgd/comm/view_collectives.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
+#include "minisgd/kernels/sgd_kernels.hpp"
 
 namespace minisgd {
 
-template <class T>
-SgdStepper<T>::SgdStepper(const Config& c, const Dataset<T>& data, comm::Communicator& comm,
-                          Timers& timers)
+template <class S, class A>
+SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Communicator& comm,
+                             Timers& timers)
     : data_(data),
       comm_(comm),
       timers_(timers),
@@ -17,58 +18,79 @@ SgdStepper<T>::SgdStepper(const Config& c, const Dataset<T>& data, comm::Communi
       z_("z", local_batch_),
       u_("u", local_batch_),
       g_("g", data.part.local_cols()),
-      optimizer_(make_optimizer<T>(c, std::size_t(data.part.local_cols()))) {
+      optimizer_(make_optimizer<A>(c, std::size_t(data.part.local_cols()))) {
   if (data.part.decomposition == Decomposition::row) {
-    reduced_ = Vector<T>("g_reduced", data.part.local_cols());
-    compressor_ = compress::make_compressor<T>(c.compression, c.run.seed,
+    reduced_ = Vector<A>("g_reduced", data.part.local_cols());
+    compressor_ = compress::make_compressor<A>(c.compression, c.run.seed,
                                                std::size_t(data.part.local_cols()), comm);
   }
 }
 
-template <class T>
-nlohmann::json SgdStepper<T>::compression() const {
+template <class S, class A>
+nlohmann::json SgdStepper<S, A>::compression() const {
   return compressor_ ? compressor_->describe() : nlohmann::json{{"method", "none"}};
 }
 
-template <class T>
-void SgdStepper<T>::advance(const std::vector<StepSpec>& steps) {
+template <class S, class A>
+void SgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
   for (const StepSpec& s : steps) step(s);
 }
 
-template <class T>
-void SgdStepper<T>::step(const StepSpec& s) {
+template <class S, class A>
+void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
+  with_loss(loss_, [&](auto loss) {
+    sgd_gradient<decltype(loss)::value>(data_.X, first, data_.y, w_, z_, margins_given, u_, g_);
+  });
+}
+
+// Kernel launches per step on a host backend: row decomposition 1 fused pass on one thread
+// (2 on several), then the compressor and the update; column decomposition 1 for the
+// partial margins, the margin AllReduce, 1 (2) for the gradient, then the update.
+template <class S, class A>
+void SgdStepper<S, A>::step(const StepSpec& s) {
   const std::int64_t first = s.batch * local_batch_;
-  const Matrix<T> Xb = row_block(data_.X, first, local_batch_);
-  const bool row = data_.part.decomposition == Decomposition::row;
+  if (data_.part.decomposition == Decomposition::row) {
+    {
+      auto t = timers_.scope("gradient");
+      gradient(first, false);
+    }
+    {  // every rank's rows contribute to the whole gradient
+      auto t = timers_.scope("allreduce");
+      compressor_->reduce(g_, reduced_);
+    }
+    auto t = timers_.scope("update");
+    optimizer_->update(w_, reduced_, s);
+    return;
+  }
   {
     auto t = timers_.scope("margins");
-    batch_margins(Xb, w_, z_);
+    sgd_margins(data_.X, first, w_, z_);
   }
-  if (!row) {  // column: a margin is the sum of every rank's partial dot product
+  {  // a margin is the sum of every rank's partial dot product
     auto t = timers_.scope("allreduce");
     comm::allreduce(comm_, z_);
   }
   {
     auto t = timers_.scope("gradient");
-    loss_derivatives(loss_, z_, range(data_.y, first, local_batch_), u_);
-    batch_gradient(Xb, u_, g_);
-  }
-  if (row) {  // row: every rank's rows contribute to the whole gradient
-    auto t = timers_.scope("allreduce");
-    compressor_->reduce(g_, reduced_);
+    gradient(first, true);
   }
   auto t = timers_.scope("update");
-  optimizer_->update(w_, row ? reduced_ : g_, s);
+  optimizer_->update(w_, g_, s);
 }
 
-template <class T>
-Vector<double> SgdStepper<T>::local_weights() const {
+template <class S, class A>
+Vector<double> SgdStepper<S, A>::local_weights() const {
   Vector<double> w("w_fp64", w_.extent(0));
   convert_copy(w_, w);
   return w;
 }
 
-template class SgdStepper<float>;
-template class SgdStepper<double>;
+template class SgdStepper<double, double>;
+template class SgdStepper<float, float>;
+template class SgdStepper<precision::bf16, float>;
+template class SgdStepper<precision::fp16, float>;
+template class SgdStepper<float, double>;
+template class SgdStepper<precision::bf16, double>;
+template class SgdStepper<precision::fp16, double>;
 
 }  // namespace minisgd

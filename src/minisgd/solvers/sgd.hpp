@@ -1,5 +1,6 @@
 #pragma once
-// Mini-batch SGD in either decomposition (docs/design.md), in the precision of T.
+// Mini-batch SGD in either decomposition (docs/design.md). X is stored as S (double, float,
+// bf16, fp16); margins, derivatives, gradient and weights are computed in A (double or float).
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/compress/compressor.hpp"
 #include "minisgd/config/config.hpp"
@@ -10,10 +11,10 @@
 
 namespace minisgd {
 
-template <class T>
+template <class S, class A>
 class SgdStepper final : public Stepper {
  public:
-  SgdStepper(const Config& c, const Dataset<T>& data, comm::Communicator& comm, Timers& timers);
+  SgdStepper(const Config& c, const Dataset<S>& data, comm::Communicator& comm, Timers& timers);
   int group_size() const override { return 1; }
   void advance(const std::vector<StepSpec>& steps) override;
   Vector<double> local_weights() const override;
@@ -22,16 +23,18 @@ class SgdStepper final : public Stepper {
 
  private:
   void step(const StepSpec& s);
+  /// g_ from the batch at local row `first`; z_ already holds its margins when margins_given.
+  void gradient(std::int64_t first, bool margins_given);
 
-  const Dataset<T>& data_;
+  const Dataset<S>& data_;
   comm::Communicator& comm_;
   Timers& timers_;
   Loss loss_;
   std::int64_t local_batch_;  // rows of a batch held here
-  Vector<T> w_, z_, u_, g_;
-  Vector<T> reduced_;  // row decomposition: the compressor's estimate of Σ_ranks g_
-  std::unique_ptr<compress::Compressor<T>> compressor_;
-  std::unique_ptr<Optimizer<T>> optimizer_;
+  Vector<A> w_, z_, u_, g_;
+  Vector<A> reduced_;  // row decomposition: the compressor's estimate of Σ_ranks g_
+  std::unique_ptr<compress::Compressor<A>> compressor_;
+  std::unique_ptr<Optimizer<A>> optimizer_;
 };
 
 }  // namespace minisgd

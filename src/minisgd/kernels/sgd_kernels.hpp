@@ -1,0 +1,200 @@
+#pragma once
+// The kernels of one mini-batch SGD step on the batch of b rows starting at local row
+// `first` (rows of the row-major local matrix, so a batch is one contiguous block):
+// margins z = X_B w, derivatives u = ℓ'(z; y) and the gradient product g = X_Bᵀ u.
+// X is stored as S (double, float, bf16, fp16); every sum, z, u, g and w are in A.
+// The loss is a template parameter: kernels are compiled per loss (with_loss dispatches
+// once per step), nothing switches on it per element.
+//
+// Fixed reduction order, so the bits do not depend on the thread count or the path taken:
+// a margin is summed in kLanes interleaved partial sums added in a fixed tree, and a gradient
+// entry sums the batch's rows in row order, starting from zero.
+//
+// Host backends, one thread: one launch walks the batch in chunks of rows that fit in L2: the
+// chunk's margins read it from memory, its share of the gradient rereads it from L2, a block
+// of kHostCols columns at a time with the block's sums in registers (fused_pass).
+// Host backends, several threads: threads over rows for the margins and derivatives, then
+// threads over blocks of kHostCols columns for the gradient, each walking the rows in order
+// (the batch comes from cache the second time when it fits in L2/L3).
+// Devices: a team per row for the margins; a team per block of columns for the gradient,
+// which first computes the b derivatives into scratch and then has a thread per column.
+#include <cstdint>
+
+#include "minisgd/core/kokkos.hpp"
+#include "minisgd/models/loss.hpp"
+#include "minisgd/precision/storage_types.hpp"
+
+namespace minisgd {
+
+namespace sgd_detail {
+
+constexpr int kLanes = 16;       // partial sums of a margin: a loop the compiler vectorizes
+constexpr int kHostCols = 32;    // columns of one host gradient block (sums in registers)
+constexpr int kDeviceCols = 256; // columns of one device team
+
+constexpr bool host_backend = Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible;
+
+/// Σ_c x[c]·w[c] in A, in kLanes interleaved partial sums added pairwise.
+template <class A, class S>
+KOKKOS_INLINE_FUNCTION A row_dot(const S* x, const A* w, int n) {
+  A part[kLanes] = {};
+  int c = 0;
+  for (; c + kLanes <= n; c += kLanes)
+    for (int l = 0; l < kLanes; ++l) part[l] += precision::convert<A>(x[c + l]) * w[c + l];
+  for (int l = 0; c + l < n; ++l) part[l] += precision::convert<A>(x[c + l]) * w[c + l];
+  for (int half = kLanes / 2; half > 0; half /= 2)  // a fixed tree: short dependency chains
+    for (int l = 0; l < half; ++l) part[l] += part[l + half];
+  return part[0];
+}
+
+/// g[c] += x[c]·u for c < n: the one expression every gradient path uses.
+template <class A, class S>
+KOKKOS_INLINE_FUNCTION void add_row(const S* x, A u, A* g, int n) {
+  for (int c = 0; c < n; ++c) g[c] += precision::convert<A>(x[c]) * u;
+}
+
+inline bool one_thread() { return ExecSpace().concurrency() == 1; }
+
+}  // namespace sgd_detail
+
+/// z(i) = x_{first+i}·w for the batch (the column decomposition's partial margins).
+template <class S, class A>
+void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, const Vector<A>& z) {
+  const int n = int(X.extent(1));
+  const std::int64_t b = z.extent(0);
+  if constexpr (sgd_detail::host_backend) {
+    Kokkos::parallel_for(
+        "minisgd::sgd_margins", Kokkos::RangePolicy<ExecSpace>(0, b),
+        KOKKOS_LAMBDA(const std::int64_t i) { z(i) = sgd_detail::row_dot(&X(first + i, 0), w.data(), n); });
+  } else {
+    using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
+    Kokkos::parallel_for(
+        "minisgd::sgd_margins", Kokkos::TeamPolicy<ExecSpace>(b, Kokkos::AUTO),
+        KOKKOS_LAMBDA(const Team& team) {
+          const std::int64_t i = team.league_rank();
+          A sum = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, n),
+              [&](const int c, A& acc) { acc += precision::convert<A>(X(first + i, c)) * w(c); }, sum);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { z(i) = sum; });
+        });
+  }
+}
+
+namespace sgd_detail {
+
+/// g[c0 .. c0+width) += Σ_{i in rows} x_i[c]·u_i, in row order, the block held in registers.
+/// A full block has a compile-time width, so the compiler keeps its sums in registers.
+template <class S, class A>
+KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u, std::int64_t rows,
+                                     A* g, int width) {
+  A acc[kHostCols];
+  if (width == kHostCols) {
+    for (int c = 0; c < kHostCols; ++c) acc[c] = g[c];
+    for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], acc, kHostCols);
+    for (int c = 0; c < kHostCols; ++c) g[c] = acc[c];
+    return;
+  }
+  for (int c = 0; c < width; ++c) acc[c] = g[c];
+  for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], acc, width);
+  for (int c = 0; c < width; ++c) g[c] = acc[c];
+}
+
+/// Host, one thread, one launch: for each chunk of kChunk rows (in L2), the margins (unless
+/// given) and derivatives, then the chunk's share of the gradient block by block of columns.
+template <Loss L, class S, class A>
+void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
+                const Vector<A>& w, const Vector<A>& z, bool margins_given, const Vector<A>& u,
+                const Vector<A>& g) {
+  constexpr std::int64_t kChunk = 32;
+  const int n = int(X.extent(1));
+  const std::int64_t b = z.extent(0);
+  Kokkos::parallel_for(
+      "minisgd::sgd_fused_step", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(std::int64_t) {
+        for (int c = 0; c < n; ++c) g(c) = A(0);
+        for (std::int64_t r0 = 0; r0 < b; r0 += kChunk) {
+          const std::int64_t rows = kmin(kChunk, b - r0);
+          for (std::int64_t i = r0; i < r0 + rows; ++i) {
+            if (!margins_given) z(i) = row_dot(&X(first + i, 0), w.data(), n);
+            u(i) = loss_derivative<L>(z(i), A(y(first + i)));
+          }
+          for (int c0 = 0; c0 < n; c0 += kHostCols)
+            add_rows(&X(first + r0, c0), n, &u(r0), rows, &g(c0), kmin(kHostCols, n - c0));
+        }
+      });
+}
+
+/// Host, several threads: derivatives (and margins unless given) over rows, then the
+/// gradient over column blocks.
+template <Loss L, class S, class A>
+void two_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
+              const Vector<A>& w, const Vector<A>& z, bool margins_given, const Vector<A>& u,
+              const Vector<A>& g) {
+  const int n = int(X.extent(1));
+  const std::int64_t b = z.extent(0);
+  Kokkos::parallel_for(
+      "minisgd::sgd_derivatives", Kokkos::RangePolicy<ExecSpace>(0, b),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        if (!margins_given) z(i) = row_dot(&X(first + i, 0), w.data(), n);
+        u(i) = loss_derivative<L>(z(i), A(y(first + i)));
+      });
+  Kokkos::parallel_for(
+      "minisgd::sgd_gradient", Kokkos::RangePolicy<ExecSpace>(0, (n + kHostCols - 1) / kHostCols),
+      KOKKOS_LAMBDA(const std::int64_t block) {
+        const int c0 = int(block) * kHostCols;
+        for (int c = c0; c < kmin(c0 + kHostCols, n); ++c) g(c) = A(0);
+        add_rows(&X(first, c0), n, u.data(), b, &g(c0), kmin(kHostCols, n - c0));
+      });
+}
+
+/// Device: a team per block of columns computes the batch's derivatives into scratch,
+/// then a thread per column sums the rows in order.
+template <Loss L, class S, class A>
+void team_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
+                   const Vector<A>& z, const Vector<A>& g) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Team = Policy::member_type;
+  using Scratch = Kokkos::View<A*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const int n = int(X.extent(1));
+  const std::int64_t b = z.extent(0);
+  Kokkos::parallel_for(
+      "minisgd::sgd_gradient",
+      Policy((n + kDeviceCols - 1) / kDeviceCols, Kokkos::AUTO)
+          .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(b))),
+      KOKKOS_LAMBDA(const Team& team) {
+        Scratch u(team.team_scratch(0), b);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b), [&](const std::int64_t i) {
+          u(i) = loss_derivative<L>(z(i), A(y(first + i)));
+        });
+        team.team_barrier();
+        const int c0 = team.league_rank() * kDeviceCols, width = kmin(kDeviceCols, n - c0);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int c) {
+          A acc = 0;
+          for (std::int64_t i = 0; i < b; ++i) acc += precision::convert<A>(X(first + i, c0 + c)) * u(i);
+          g(c0 + c) = acc;
+        });
+      });
+}
+
+}  // namespace sgd_detail
+
+/// g = Σ_i ℓ'(z_i; y_i)·x_i over the batch of z.extent(0) rows starting at `first`. The
+/// margins z are computed here (row decomposition) unless `margins_given` (column
+/// decomposition: z already holds the summed margins). u receives the derivatives on host
+/// backends. Launches: 1 on one host thread, 2 otherwise (margins, gradient).
+template <Loss L, class S, class A>
+void sgd_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
+                  const Vector<A>& w, const Vector<A>& z, bool margins_given, const Vector<A>& u,
+                  const Vector<A>& g) {
+  if constexpr (sgd_detail::host_backend) {
+    if (sgd_detail::one_thread())
+      sgd_detail::fused_pass<L>(X, first, y, w, z, margins_given, u, g);
+    else
+      sgd_detail::two_pass<L>(X, first, y, w, z, margins_given, u, g);
+  } else {
+    if (!margins_given) sgd_margins(X, first, w, z);
+    sgd_detail::team_gradient<L>(X, first, y, z, g);
+  }
+}
+
+}  // namespace minisgd
