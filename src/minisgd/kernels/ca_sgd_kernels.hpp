@@ -5,6 +5,7 @@
 // not be adjacent. Arithmetic runs in A (double or float); a Rounder that is not the
 // identity emulates a narrower format by rounding after every operation.
 #include <cstdint>
+#include <type_traits>
 
 #include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
@@ -17,14 +18,41 @@ namespace minisgd {
 /// First local row of each batch of an outer step.
 using BatchRows = Kokkos::View<std::int64_t*, MemSpace>;
 
+/// x rounded to nearest even in In: fp32 → bf16 by the bit trick (the exponent range is
+/// the same, so subnormals and overflow to inf come out right; NaN stays a quiet NaN of the
+/// same sign), every other pair through precision::convert.
+template <class In, class S>
+KOKKOS_INLINE_FUNCTION In cast_nearest(S x) {
+  if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<S, float>) {
+    const std::uint32_t u = precision::to_bits(x);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return {std::uint16_t((u >> 16) | 0x40u)};
+    return {std::uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16)};
+  } else {
+    return precision::convert<In>(x);
+  }
+}
+
 /// Y(q, c) = X(row q of the stacked batches, c), rounded to the Gram input format (random
-/// bits keyed by step and the entry) and stored as In.
+/// bits keyed by step and the entry) and stored as In. When that rounding is just the cast
+/// to In (round to nearest into In's own format), a row is one work item and its columns a
+/// loop the compiler vectorizes.
 template <class S, class In>
 void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
                     const precision::Rounder& round, std::uint64_t step, const Matrix<In>& Y) {
   const std::int64_t n = X.extent(1), total = std::int64_t(Y.extent(0)) * n;
+  const bool cast = round.identity ||
+                    (!round.stochastic && round.format == precision::format_traits<In>::format);
+  if (cast) {
+    Kokkos::parallel_for(
+        "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, Y.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t q) {
+          const std::int64_t row = first(q / b) + q % b;
+          for (std::int64_t c = 0; c < n; ++c) Y(q, c) = cast_nearest<In>(X(row, c));
+        });
+    return;
+  }
   Kokkos::parallel_for(
-      "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, total),
+      "minisgd::gather_batches_rounded", Kokkos::RangePolicy<ExecSpace>(0, total),
       KOKKOS_LAMBDA(const std::int64_t e) {
         const std::int64_t q = e / n, c = e % n;
         Y(q, c) = precision::round_into<In>(round, X(first(q / b) + q % b, c), step, e);
