@@ -1,42 +1,55 @@
 // One local SGD step (margins, loss derivatives, gradient product, update) on a batch of
-// b rows × d columns. The step streams the batch twice, so it is memory bound: report GB/s
-// and the fraction of the triad bandwidth measured in this process.
+// b rows × d columns, per loss and per storage type S of X (arithmetic in A). The step reads
+// the batch from memory once (the fused pass rereads each row from L1; with several threads
+// the second pass comes from cache), so it is memory bound: the roofline is
+//   samples/s = triad bytes/s ÷ bytes per row,  bytes per row = d·sizeof(S) + 8 (the label),
+// and the counters give samples/s, GB/s and both as fractions of the triad measured in this
+// process right after each benchmark (of_roofline = samples/s ÷ roofline samples/s;
+// of_roofline_cpu the same in samples and bytes per second of CPU time, the robust figure
+// on a machine shared with other jobs).
 #include <benchmark/benchmark.h>
 
 #include "minisgd/kernels/glm_kernels.hpp"
+#include "minisgd/kernels/sgd_kernels.hpp"
 #include "support/ceilings.hpp"
 
 namespace {
 
 using namespace minisgd;
 
-template <class T>
+template <Loss L, class S, class A>
 void BM_SgdStep(benchmark::State& state) {
   const std::int64_t b = state.range(0), d = state.range(1);
-  // Enough batches that the sweep does not sit in cache, like a real epoch.
-  const std::int64_t batches = kmax<std::int64_t>(1, (std::int64_t(1) << 26) / (b * d * sizeof(T)));
-  Matrix<T> X("X", batches * b, d);
+  // At least 256 MiB of X in fp32 rows, so an epoch's sweep does not sit in cache.
+  const std::int64_t batches = kmax<std::int64_t>(4, (std::int64_t(1) << 28) / (b * d * 4));
+  Matrix<S> X("X", batches * b, d);
   Vector<double> y("y", batches * b);
-  Kokkos::deep_copy(X, T(0.01));
-  Kokkos::deep_copy(y, 1.0);
-  Vector<T> w("w", d), z("z", b), u("u", b), g("g", d);
+  Kokkos::parallel_for(
+      "bench::fill", Kokkos::RangePolicy<ExecSpace>(0, batches * b), KOKKOS_LAMBDA(const std::int64_t i) {
+        y(i) = (i % 3 == 0) ? (L == Loss::logistic ? -1.0 : 0.0) : 1.0;
+        for (std::int64_t c = 0; c < d; ++c)
+          X(i, c) = precision::convert<S>(double((i * 7 + c * 13) % 17) / (17.0 * double(d)));
+      });
+  Vector<A> w("w", d), z("z", b), u("u", b), g("g", d);
+  fence();
   std::int64_t t = 0;
+  const double cpu0 = perf::process_cpu_seconds();
   Kokkos::Timer clock;
   for (auto _ : state) {
     const std::int64_t first = (t++ % batches) * b;
-    const Matrix<T> Xb = row_block(X, first, b);
-    batch_margins(Xb, w, z);
-    loss_derivatives(Loss::logistic, z, range(y, first, b), u);
-    batch_gradient(Xb, u, g);
-    sgd_update(w, g, T(1), T(1e-3));
+    sgd_gradient<L>(X, first, y, w, z, false, u, g);
+    sgd_update(w, g, A(1), A(1e-3));
     fence();
   }
-  const double bytes = 2.0 * double(b * d * sizeof(T)) + 4.0 * d * sizeof(T);
-  state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["GF/s"] = benchmark::Counter(4.0 * b * d * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["samples/s"] = benchmark::Counter(double(b), benchmark::Counter::kIsIterationInvariantRate);
-  const double achieved = bytes * double(state.iterations()) / clock.seconds();
-  state.counters["of_triad"] = achieved / perf::triad_bandwidth();
+  const double wall = clock.seconds(), cpu = perf::process_cpu_seconds() - cpu0;
+  const double row_bytes = double(d * sizeof(S) + sizeof(double));
+  const double samples = double(state.iterations()) * double(b);
+  const perf::Bandwidth triad = perf::triad_now();  // right after: the same machine load
+  const double threads = double(ExecSpace().concurrency());
+  state.counters["samples/s"] = samples / wall;
+  state.counters["GB/s"] = samples / wall * row_bytes * 1e-9;
+  state.counters["of_roofline"] = samples / wall / (triad.wall / row_bytes);
+  state.counters["of_roofline_cpu"] = samples / cpu * threads / (triad.cpu / row_bytes);
 }
 
 // Shapes of the paper problems' local batches: HIGGS (28), SUSY (18), epsilon (2000) columns.
@@ -45,7 +58,13 @@ void shapes(benchmark::internal::Benchmark* bm) {
     for (std::int64_t b : {32, 256}) bm->Args({b, d});
 }
 
-BENCHMARK_TEMPLATE(BM_SgdStep, float)->Apply(shapes)->UseRealTime();
-BENCHMARK_TEMPLATE(BM_SgdStep, double)->Apply(shapes)->UseRealTime();
+using precision::bf16;
+using precision::fp16;
+BENCHMARK_TEMPLATE(BM_SgdStep, Loss::logistic, float, float)->Apply(shapes)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SgdStep, Loss::logistic, bf16, float)->Apply(shapes)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SgdStep, Loss::logistic, fp16, float)->Apply(shapes)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SgdStep, Loss::logistic, double, double)->Apply(shapes)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SgdStep, Loss::linear, float, float)->Apply(shapes)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SgdStep, Loss::poisson, float, float)->Apply(shapes)->UseRealTime();
 
 }  // namespace

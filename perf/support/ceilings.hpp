@@ -8,4 +8,17 @@ namespace minisgd::perf {
 /// than the caches, best of several repetitions. Measured once, on first use.
 double triad_bandwidth();
 
+/// A triad measured now (3 × 32 MiB, still well beyond the last-level cache), best of five,
+/// in bytes per second of wall time and per second of this process's CPU time. On a machine
+/// shared with other jobs the CPU-time rate is the robust one: a kernel timed the same way
+/// right before it is compared with the bandwidth it could have had while it ran.
+struct Bandwidth {
+  double wall;
+  double cpu;
+};
+Bandwidth triad_now();
+
+/// Seconds of CPU time this process has used (all its threads).
+double process_cpu_seconds();
+
 }  // namespace minisgd::perf

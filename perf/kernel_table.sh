@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Every hot kernel in one process (perf/bench_kernels), printed as one table: rate (GB/s for
+# the streaming kernels, GF/s for the Gram) and the fraction of the ceiling measured in the
+# same process — STREAM-style triad for the streaming kernels (of_roofline: samples/s over
+# triad bytes/s ÷ bytes per row), sgemm on the same shape for the fp32 Gram, oneDNN's bf16
+# matmul for the bf16 Gram — in wall time and in CPU time (the robust figure when the machine
+# is shared). Writes the table and the raw benchmark output as JSON.
+#
+# Usage: perf/kernel_table.sh [BUILD_DIR] [OUT_JSON] [-- extra benchmark arguments]
+#   defaults: build/serial, kernel_table.json. Threads: KOKKOS_NUM_THREADS (OpenMP builds).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/serial}
+out=${2:-kernel_table.json}
+shift $(( $# > 2 ? 2 : $# ))
+[ "${1:-}" = "--" ] && shift
+raw=$(mktemp)
+trap 'rm -f "$raw"' EXIT
+# OpenBLAS tuning variables set for the tests slow the sgemm ceiling down.
+env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$build/perf/bench_kernels" \
+  --benchmark_filter="${FILTER:-/256/(28|2000)/|/n:(2000|500|28)/}" --benchmark_min_time="${MIN_TIME:-0.2}" \
+  --benchmark_format=json --benchmark_out="$raw" --benchmark_out_format=json "$@" > /dev/null
+python3 - "$raw" "$out" <<'PY'
+import json, re, sys
+raw = json.load(open(sys.argv[1]))
+rows = []
+by_name = {b["name"]: b for b in raw["benchmarks"] if "error_message" not in b}
+def shape(name):
+    m = re.search(r"/s:(\d+)/b:(\d+)/n:(\d+)", name)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+for name, b in by_name.items():
+    kernel = name.split("/")[0]
+    if kernel.startswith("BM_SgdStep"):
+        rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
+                         rate=b["GB/s"], unit="GB/s", ceiling="roofline (triad)", fraction=b["of_roofline"],
+                         fraction_cpu=b["of_roofline_cpu"], extra="%.3g samples/s" % b["samples/s"]))
+    elif "of_triad" in b:
+        rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
+                         rate=b["GB/s"], unit="GB/s", ceiling="triad", fraction=b["of_triad"],
+                         fraction_cpu=b["of_triad_cpu"], extra=""))
+    elif kernel.startswith("BM_Gram") or kernel.startswith("BM_Sgemm"):
+        s = shape(name)
+        sgemm = by_name.get(re.sub(r"^BM_\w+", "BM_SgemmWholeGram", name))
+        bf16 = "Bf16" in kernel
+        ceiling = b["ceiling_GF/s"] if bf16 else (sgemm["GF/s"] if sgemm else b["ceiling_GF/s"])
+        extra = ""
+        if bf16:
+            fp32 = by_name.get(name.replace("Bf16", "Fp32").replace("Dnnl", "Blas"))
+            if fp32: extra = "%.2fx the fp32 Gram" % (b["GF/s"] / fp32["GF/s"])
+            gather = [g for n2, g in by_name.items() if n2.startswith("BM_GatherBatches<float, ") and
+                      shape(n2) == s]
+            if gather: extra += "; gather %.0f%% of it" % (100 * gather[0]["real_time"] / b["real_time"])
+        rows.append(dict(kernel=kernel[3:], shape="s:%d/b:%d/n:%d" % s, rate=b["GF/s"], unit="GF/s",
+                         ceiling="bf16 matmul (oneDNN)" if bf16 else "sgemm, same shape", fraction=b["GF/s"] / ceiling,
+                         fraction_cpu=None, extra=extra))
+ctx = raw["context"]
+print("minisgd kernel table: %s, %s threads, triad %s, load average %s" % (
+    ctx.get("kokkos_execution_space"), ctx.get("kokkos_concurrency"), ctx.get("measured_triad_bandwidth"),
+    ", ".join("%.1f" % x for x in ctx.get("load_avg", []))))
+print("%-44s %-16s %9s %-5s %-22s %7s %7s  %s" % ("kernel", "shape", "rate", "", "ceiling", "of it", "(cpu)", ""))
+for r in rows:
+    print("%-44s %-16s %9.3f %-5s %-22s %7.2f %7s  %s" % (r["kernel"], r["shape"], r["rate"], r["unit"], r["ceiling"],
+          r["fraction"], "%.2f" % r["fraction_cpu"] if r["fraction_cpu"] is not None else "", r["extra"]))
+json.dump({"context": ctx, "kernels": rows, "benchmarks": raw["benchmarks"]}, open(sys.argv[2], "w"), indent=1)
+print("wrote", sys.argv[2])
+PY
