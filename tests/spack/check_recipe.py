@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+# Copyright the minisgd developers. SPDX-License-Identifier: BSD-3-Clause
+"""Checks the Spack recipe against the project's CMake options, without Spack.
+
+Loads spack/spack_repo/minisgd/packages/minisgd/package.py with a stub of Spack's directive
+API, evaluates cmake_args() for every value of every boolean variant (one flipped at a time,
+with and without CUDA), and checks that
+
+  * every variant reaches the build: it feeds a CMake option through define_from_variant, or
+    it is a backend variant propagated to Kokkos (BACKEND_VARIANTS) and used in a depends_on;
+  * every MINISGD_* name the recipe defines is an option of the project's CMake files;
+  * every user-facing option(MINISGD_...) in the CMake files has a variant, except the
+    internal ones in INTERNAL_OPTIONS.
+
+Usage: check_recipe.py <source root>. Python 3 standard library only; exits 1 on a finding.
+"""
+import itertools
+import pathlib
+import re
+import sys
+import types
+
+sys.dont_write_bytecode = True  # never leave __pycache__ in the source tree
+
+RECIPE = "spack/spack_repo/minisgd/packages/minisgd/package.py"
+
+# Variants that select a Kokkos backend: minisgd takes its backends from the Kokkos it finds,
+# so these go to Kokkos (depends_on) rather than to a CMake option of minisgd.
+BACKEND_VARIANTS = {
+    "openmp": "Kokkos' OpenMP backend: kokkos+openmp",
+    "cuda": "Kokkos' CUDA backend: kokkos+cuda (CudaPackage)",
+    "cuda_arch": "the GPU architecture of Kokkos' CUDA backend (CudaPackage)",
+}
+
+# User-facing options are those a site may want to change; these are not.
+INTERNAL_OPTIONS = {
+}
+
+
+class Recorder:
+    """What the directives in the class body and cmake_args() say."""
+
+    def __init__(self):
+        self.variants = {}  # name -> default
+        self.depends = []  # (spec, when)
+        self.conflicts = []  # (spec, when)
+
+
+REC = Recorder()
+
+
+def _directive_module():
+    m = types.ModuleType("spack.package")
+
+    def variant(name, default=None, description="", values=None, multi=False, when=None, **kw):
+        REC.variants[name] = default
+
+    def depends_on(spec, when=None, type=None, **kw):
+        REC.depends.append((spec, when or ""))
+
+    def conflicts(spec, when=None, msg=None):
+        REC.conflicts.append((spec, when or ""))
+
+    def ignore(*args, **kwargs):
+        pass
+
+    for name, fn in {"variant": variant, "depends_on": depends_on, "conflicts": conflicts}.items():
+        setattr(m, name, fn)
+    for name in ("version", "license", "maintainers", "requires", "patch", "provides",
+                 "resource", "extends", "build_system"):
+        setattr(m, name, ignore)
+    m.__all__ = [n for n in vars(m) if not n.startswith("_")]
+    return m
+
+
+class _Anything:
+    """spec['mpi'].prefix.bin.mpiexec and the like: any attribute, printable as a path."""
+
+    def __init__(self, path="/stub"):
+        self._path = path
+
+    def __getattr__(self, name):
+        return _Anything(self._path + "/" + name)
+
+    def __str__(self):
+        return self._path
+
+
+class StubSpec:
+    def __init__(self, values):
+        self.values = values  # variant -> value
+
+    def __getitem__(self, dep):
+        return _Anything("/stub/" + dep)
+
+    def satisfies(self, constraint):
+        for term in constraint.split():
+            if term.startswith("+"):
+                ok = self.values.get(term[1:]) is True
+            elif term.startswith("~"):
+                ok = self.values.get(term[1:]) is False
+            elif "=" in term:
+                key, val = term.split("=", 1)
+                ok = str(self.values.get(key)) == val
+            else:
+                ok = True  # a package name or version range: not what this check is about
+            if not ok:
+                return False
+        return True
+
+
+class CMakePackage:
+    def __init__(self, spec):
+        self.spec = spec
+        self.defined = []  # (cmake name, variant or None)
+
+    def define(self, name, value):
+        self.defined.append((name, None))
+        return f"-D{name}={value}"
+
+    def define_from_variant(self, name, variant=None):
+        variant = variant or name.lower()
+        if variant not in REC.variants:
+            raise SystemExit(f"{RECIPE}: define_from_variant('{name}', '{variant}'): "
+                             f"no variant '{variant}'")
+        self.defined.append((name, variant))
+        return f"-D{name}={self.spec.values.get(variant)}"
+
+
+class CudaPackage:
+    cuda_arch_values = ("70", "80", "90")
+
+
+def load_recipe(root):
+    spack = types.ModuleType("spack")
+    spack.package = _directive_module()
+    build_systems = "spack_repo.builtin.build_systems"
+    modules = {"spack": spack, "spack.package": spack.package}
+    for name in ("spack_repo", "spack_repo.builtin", build_systems):
+        modules[name] = types.ModuleType(name)
+    modules[build_systems + ".cmake"] = types.SimpleNamespace(CMakePackage=CMakePackage)
+    modules[build_systems + ".cuda"] = types.SimpleNamespace(CudaPackage=CudaPackage)
+    sys.modules.update(modules)
+    # CudaPackage's own variants, as Spack declares them.
+    REC.variants.update({"cuda": False, "cuda_arch": "none"})
+    source = (root / RECIPE).read_text()
+    namespace = {"__name__": "minisgd_recipe"}
+    exec(compile(source, str(root / RECIPE), "exec"), namespace)
+    return namespace["Minisgd"]
+
+
+def cmake_options(root):
+    """option(MINISGD_...) and cmake_dependent_option(MINISGD_...) in the CMake files."""
+    pattern = re.compile(r"^\s*(?:cmake_dependent_)?option\(\s*(MINISGD_\w+)", re.M | re.I)
+    files = [p for p in root.rglob("*") if p.name == "CMakeLists.txt" or p.suffix == ".cmake"]
+    options = {}
+    for path in files:
+        if "build" in path.relative_to(root).parts[:1]:
+            continue
+        for m in pattern.finditer(path.read_text()):
+            options[m.group(1)] = path.relative_to(root)
+    return options
+
+
+def spec_values():
+    """Defaults, then each boolean variant flipped, each with CUDA off and on."""
+    defaults = dict(REC.variants)
+    booleans = [v for v, d in defaults.items() if isinstance(d, bool) and v != "cuda"]
+    for cuda, flip in itertools.product((False, True), [None] + booleans):
+        values = dict(defaults, cuda=cuda, cuda_arch="80" if cuda else "none")
+        if flip:
+            values[flip] = not values[flip]
+        yield values
+
+
+def main(root):
+    package = load_recipe(root)
+    options = cmake_options(root)
+    defined = set()
+    for values in spec_values():
+        pkg = package(StubSpec(values))
+        pkg.cmake_args()
+        names = [n for n, _ in pkg.defined]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            yield f"cmake_args() defines {sorted(dup)} more than once for {values}"
+        defined.update(pkg.defined)
+
+    fed = {v for _, v in defined if v}
+    when_clauses = " ".join(w for _, w in REC.depends)
+    for v in sorted(REC.variants):
+        if v in fed:
+            continue
+        if v in BACKEND_VARIANTS:
+            if not re.search(rf"(\+|\b){v}\b", when_clauses):
+                yield f"backend variant '{v}' is not propagated by any depends_on(..., when=...)"
+            continue
+        yield f"variant '{v}' reaches no CMake option (define_from_variant) and is no backend variant"
+
+    for name, variant in sorted(defined, key=lambda d: (d[0], d[1] or "")):
+        if name.startswith("MINISGD_") and name not in options:
+            yield (f"cmake_args() defines {name}" + (f" from variant '{variant}'" if variant else "")
+                   + ", which is no option(...) of the CMake files")
+
+    from_variant = {n for n, v in defined if v}
+    for name, path in sorted(options.items()):
+        if name not in from_variant and name not in INTERNAL_OPTIONS:
+            yield f"{path}: option {name} has no variant (define_from_variant) in {RECIPE}"
+    for name in sorted(set(INTERNAL_OPTIONS) - set(options)):
+        yield f"INTERNAL_OPTIONS lists {name}, which is no option any more"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: check_recipe.py <minisgd source root>")
+    findings = list(main(pathlib.Path(sys.argv[1]).resolve()))
+    for f in findings:
+        print("spack recipe:", f)
+    if findings:
+        sys.exit(1)
+    print(f"spack recipe: {len(REC.variants)} variants, every one reaches the build; "
+          "every user-facing CMake option has a variant")
