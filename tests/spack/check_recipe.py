@@ -10,7 +10,9 @@ with and without CUDA), and checks that
     it is a backend variant propagated to Kokkos (BACKEND_VARIANTS) and used in a depends_on;
   * every MINISGD_* name the recipe defines is an option of the project's CMake files;
   * every user-facing option(MINISGD_...) in the CMake files has a variant, except the
-    internal ones in INTERNAL_OPTIONS.
+    internal ones in INTERNAL_OPTIONS;
+  * every +name / ~name in a when= or conflicts() names a declared variant (a typo there
+    silently switches a dependency off).
 
 Usage: check_recipe.py <source root>. Python 3 standard library only; exits 1 on a finding.
 """
@@ -42,6 +44,7 @@ class Recorder:
 
     def __init__(self):
         self.variants = {}  # name -> default
+        self.whens = []  # every when= and conflicts() spec, for the variant names they use
         self.depends = []  # (spec, when)
         self.conflicts = []  # (spec, when)
 
@@ -54,12 +57,15 @@ def _directive_module():
 
     def variant(name, default=None, description="", values=None, multi=False, when=None, **kw):
         REC.variants[name] = default
+        REC.whens.append(when or "")
 
     def depends_on(spec, when=None, type=None, **kw):
         REC.depends.append((spec, when or ""))
+        REC.whens.append(when or "")
 
     def conflicts(spec, when=None, msg=None):
         REC.conflicts.append((spec, when or ""))
+        REC.whens.extend([spec, when or ""])
 
     def ignore(*args, **kwargs):
         pass
@@ -185,6 +191,10 @@ def main(root):
         if dup:
             yield f"cmake_args() defines {sorted(dup)} more than once for {values}"
         defined.update(pkg.defined)
+
+    for used in sorted(set(re.findall(r"(?:^|\s)[+~](\w+)", " ".join(REC.whens)))):
+        if used not in REC.variants:
+            yield f"when=/conflicts() use '+{used}' or '~{used}', which is no variant"
 
     fed = {v for _, v in defined if v}
     when_clauses = " ".join(w for _, w in REC.depends)
