@@ -61,22 +61,23 @@ TEST(Libsvm, MalformedLinesNameFileAndLine) {
             ::testing::TempDir() + "missing.libsvm: cannot open data file");
 }
 
-TEST(BinaryCache, RoundTripsExactly) {
-  const auto p = write_temp("rt.libsvm", "1 1:0.1 4:-3.25\n-1 2:1e-300\n");
-  const RawData a = read_libsvm(p, 0);
-  const std::string cache = p + ".bin";
-  write_binary(cache, a);
-  EXPECT_TRUE(binary_is_fresh(cache, p));
-  const RawData b = read_binary(cache);
-  ASSERT_EQ(b.rows, a.rows);
-  ASSERT_EQ(b.cols, a.cols);
-  EXPECT_EQ(b.labels, a.labels);
-  std::vector<double> dense(a.rows * a.cols, 0.0);
-  for (std::int64_t r = 0; r < a.rows; ++r)
-    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) dense[r * a.cols + a.col[k]] = a.val[k];
-  EXPECT_EQ(b.val, dense);  // bitwise: doubles stored as they are
-  std::ofstream(cache, std::ios::app) << "x";  // a damaged cache is not fresh
-  EXPECT_FALSE(binary_is_fresh(cache, p));
+TEST(Libsvm, RefusesNonFiniteNumbersAndBinaryData) {
+  const auto p = [](const std::string& body) { return write_temp("nonfinite.libsvm", body); };
+  const std::string at = ::testing::TempDir() + "nonfinite.libsvm:";
+  EXPECT_EQ(error_of(p("1 1:2\n-1 1:nan 2:1\n")), at + "2: value nan of feature 1 is not a finite number");
+  EXPECT_EQ(error_of(p("1 3:-inf\n")), at + "1: value -inf of feature 3 is not a finite number");
+  EXPECT_EQ(error_of(p("1 1:1\n1 1:1\ninf 1:2\n")), at + "3: label inf is not a finite number");
+  EXPECT_EQ(error_of(p("1 1:1e999\n")), at + "1: bad value for feature 1");
+  // A line that starts with a NUL byte and goes on with binary data is not a blank line.
+  EXPECT_EQ(error_of(p(std::string("1 1:1\n\0\x13\x88garbage\n", 17))),
+            at + "2: NUL byte in a text data file (binary data?)");
+}
+
+TEST(Libsvm, PlusSignsAndWindowsLineEndsParse) {
+  const auto p = write_temp("plus.libsvm", "+1 1:+0.5 2:.25\r\n-1 1:1\r\n");
+  const RawData d = read_libsvm(p, 0);
+  EXPECT_EQ(d.labels, (std::vector<double>{1, -1}));
+  EXPECT_EQ(d.val, (std::vector<double>{0.5, 0.25, 1}));
 }
 
 TEST(Partition, ShuffleIsAPermutationAndDeterministic) {

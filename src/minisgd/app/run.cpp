@@ -106,11 +106,11 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
   Timers timers(c.output.phase_timers);
   Dataset<T> data;
   Dataset<T> test;
+  LoadStats load;
   collectively(world, err, [&] {
     auto t = timers.scope("load");
-    data = load_training_data<T>(c, world.rank(), world.size());
-    if (!c.data.test_path.empty())
-      test = load_test_data<T>(c, world.rank(), world.size(), data.features);
+    data = load_training_data<T>(c, world, load);
+    if (!c.data.test_path.empty()) test = load_test_data<T>(c, world, data.features, load);
   });
   const std::int64_t b = c.solver.batch_size;
   const std::int64_t nb = data.part.rows / b;
@@ -174,6 +174,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
                     {"features", data.features},
                     {"columns", data.part.cols},
                     {"matrix_bytes_per_rank", data.matrix_bytes()}};
+  rep["data_load"] = to_json(load, world);
   rep["result"] = {{"final_loss", r.final_loss},
                    {"initial_loss", r.initial_loss},
                    {"iterations", r.iterations},

@@ -1,8 +1,10 @@
-#include <cerrno>
-#include <cstdlib>
+#include "minisgd/data/libsvm.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
-#include <string>
 
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/raw_data.hpp"
@@ -10,71 +12,137 @@
 namespace minisgd {
 namespace {
 
-[[noreturn]] void bad_line(const std::string& path, std::int64_t line, const std::string& what) {
-  throw InputError(path + ":" + std::to_string(line) + ": " + what);
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/// End of the data part of a line: the first '#' or the end.
+const char* data_end(const char* begin, const char* end) {
+  const void* hash = std::memchr(begin, '#', std::size_t(end - begin));
+  return hash ? static_cast<const char*>(hash) : end;
 }
 
-/// strtod that must consume a whole token ending at whitespace, ':' or end.
-bool parse_double(const char*& p, double& out) {
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtod(p, &end);
-  if (end == p || errno == ERANGE) return false;
-  p = end;
+/// A finite double that is a whole token (ends at blank, ':' excluded, or the end).
+bool parse_number(const char*& p, const char* end, double& out) {
+  if (p < end && *p == '+') ++p;  // LIBSVM labels are often written "+1"
+  const auto r = std::from_chars(p, end, out);
+  if (r.ec != std::errc() || r.ptr == p || (r.ptr < end && !blank(*r.ptr))) return false;
+  p = r.ptr;
   return true;
+}
+
+std::string token_at(const char* p, const char* end) {
+  const char* q = p;
+  while (q < end && !blank(*q)) ++q;
+  return std::string(p, q);
 }
 
 }  // namespace
 
+void ParsedRows::clear() {
+  labels.clear();
+  row_ptr.assign(1, 0);
+  col.clear();
+  val.clear();
+  line.clear();
+}
+
+bool line_has_row(const char* begin, const char* end) {
+  end = data_end(begin, end);
+  while (begin < end && blank(*begin)) ++begin;
+  return begin < end;
+}
+
+std::int64_t last_column_of_line(const char* begin, const char* end) {
+  end = data_end(begin, end);
+  const char* colon = end;
+  while (colon > begin && *(colon - 1) != ':') --colon;
+  if (colon == begin) return -1;
+  const char* digits = colon - 1;
+  while (digits > begin && *(digits - 1) >= '0' && *(digits - 1) <= '9') --digits;
+  std::int64_t idx = 0;
+  const auto r = std::from_chars(digits, colon - 1, idx);
+  return r.ec == std::errc() ? idx - 1 : -1;
+}
+
+std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t features,
+                              std::int64_t line, ParsedRows& out) {
+  if (std::memchr(begin, '\0', std::size_t(end - begin)))
+    return "NUL byte in a text data file (binary data?)";
+  end = data_end(begin, end);
+  const char* p = begin;
+  while (p < end && blank(*p)) ++p;
+  if (p == end) return {};  // blank or comment-only line
+
+  double label = 0;
+  const char* label_at = p;
+  if (!parse_number(p, end, label)) return "expected a numeric label at the start of the line";
+  if (!std::isfinite(label)) return "label " + token_at(label_at, end) + " is not a finite number";
+  const std::size_t first = out.col.size();
+  std::int64_t prev = -1;
+  for (;;) {
+    while (p < end && blank(*p)) ++p;
+    if (p == end) break;
+    std::int64_t idx = 0;
+    const auto r = std::from_chars(p, end, idx);
+    if (r.ec != std::errc() || r.ptr == end || *r.ptr != ':') {
+      out.col.resize(first);
+      out.val.resize(first);
+      return "expected index:value, got '" + token_at(p, end) + "'";
+    }
+    std::string why;
+    if (idx < 1) why = "feature index " + std::to_string(idx) + " < 1";
+    else if (features > 0 && idx > features)
+      why = "feature index " + std::to_string(idx) + " exceeds data.features = " +
+            std::to_string(features);
+    else if (idx - 1 <= prev) why = "feature indices must be strictly increasing";
+    const char* value_at = r.ptr + 1;
+    p = value_at;
+    double v = 0;
+    if (why.empty() && !parse_number(p, end, v)) why = "bad value for feature " + std::to_string(idx);
+    if (why.empty() && !std::isfinite(v))
+      why = "value " + token_at(value_at, end) + " of feature " + std::to_string(idx) +
+            " is not a finite number";
+    if (!why.empty()) {
+      out.col.resize(first);
+      out.val.resize(first);
+      return why;
+    }
+    prev = idx - 1;
+    out.col.push_back(prev);
+    out.val.push_back(v);
+  }
+  out.labels.push_back(label);
+  out.row_ptr.push_back(std::int64_t(out.col.size()));
+  out.line.push_back(line);
+  return {};
+}
+
+}  // namespace minisgd
+
+namespace minisgd {
+
 RawData read_libsvm(const std::string& path, std::int64_t features) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open data file");
-  RawData d;
+  ParsedRows rows;
   std::int64_t max_col = -1;
   std::string text;
   for (std::int64_t lineno = 1; std::getline(in, text); ++lineno) {
-    const auto hash = text.find('#');
-    if (hash != std::string::npos) text.resize(hash);
-    const char* p = text.c_str();
-    while (*p == ' ' || *p == '\t' || *p == '\r') ++p;
-    if (*p == '\0') continue;  // blank or comment-only line
-
-    double label = 0;
-    if (!parse_double(p, label) || !(*p == '\0' || std::isspace(static_cast<unsigned char>(*p))))
-      bad_line(path, lineno, "expected a numeric label at the start of the line");
-    std::int64_t prev = -1;
-    for (;;) {
-      while (*p == ' ' || *p == '\t' || *p == '\r') ++p;
-      if (*p == '\0') break;
-      char* end = nullptr;
-      errno = 0;
-      const long long idx = std::strtoll(p, &end, 10);
-      if (end == p || *end != ':')
-        bad_line(path, lineno, std::string("expected index:value, got '") +
-                                   std::string(p, std::strcspn(p, " \t\r")) + "'");
-      if (idx < 1) bad_line(path, lineno, "feature index " + std::to_string(idx) + " < 1");
-      if (features > 0 && idx > features)
-        bad_line(path, lineno, "feature index " + std::to_string(idx) +
-                                   " exceeds data.features = " + std::to_string(features));
-      if (idx - 1 <= prev) bad_line(path, lineno, "feature indices must be strictly increasing");
-      p = end + 1;
-      double v = 0;
-      if (!parse_double(p, v) || !(*p == '\0' || std::isspace(static_cast<unsigned char>(*p))))
-        bad_line(path, lineno, "bad value for feature " + std::to_string(idx));
-      prev = idx - 1;
-      d.col.push_back(prev);
-      d.val.push_back(v);
-    }
-    if (prev > max_col) max_col = prev;
-    d.labels.push_back(label);
-    d.row_ptr.push_back(static_cast<std::int64_t>(d.col.size()));
-    d.line.push_back(lineno);
+    const std::string why =
+        parse_libsvm_line(text.data(), text.data() + text.size(), features, lineno, rows);
+    if (!why.empty()) throw InputError(path + ":" + std::to_string(lineno) + ": " + why);
   }
   if (in.bad()) throw InputError(path + ": read error");
-  d.rows = static_cast<std::int64_t>(d.labels.size());
+  for (const std::int64_t j : rows.col) max_col = std::max(max_col, j);
+  RawData d;
+  d.rows = rows.rows();
   if (d.rows == 0) throw InputError(path + ": no data rows");
   d.cols = features > 0 ? features : max_col + 1;
   if (d.cols < 1) throw InputError(path + ": no features (give data.features)");
+  d.labels = std::move(rows.labels);
+  d.row_ptr = std::move(rows.row_ptr);
+  d.col = std::move(rows.col);
+  d.val = std::move(rows.val);
+  d.line = std::move(rows.line);
   return d;
 }
 

@@ -68,6 +68,14 @@ std::vector<std::int64_t> shuffled_order(std::int64_t m, std::uint64_t seed, boo
   return permutation(m, seed, 0);
 }
 
+std::vector<std::int64_t> shuffled_positions(std::int64_t m, std::uint64_t seed, bool shuffle) {
+  if (!shuffle) return {};
+  const std::vector<std::int64_t> order = permutation(m, seed, 0);
+  std::vector<std::int64_t> position(static_cast<std::size_t>(m));
+  for (std::int64_t q = 0; q < m; ++q) position[static_cast<std::size_t>(order[q])] = q;
+  return position;
+}
+
 std::vector<std::int64_t> batch_order(std::int64_t batches, std::uint64_t seed, std::int64_t epoch,
                                       bool reshuffle) {
   if (!reshuffle) return shuffled_order(batches, seed, false);

@@ -33,6 +33,10 @@ struct Partition {
 /// counter-based generator, so every rank and platform computes the same permutation.
 std::vector<std::int64_t> shuffled_order(std::int64_t m, std::uint64_t seed, bool shuffle);
 
+/// The inverse: position[r] = shuffled position of original row r (empty when !shuffle:
+/// the identity).
+std::vector<std::int64_t> shuffled_positions(std::int64_t m, std::uint64_t seed, bool shuffle);
+
 /// The order in which the batches of `epoch` are visited: identity unless reshuffling.
 std::vector<std::int64_t> batch_order(std::int64_t batches, std::uint64_t seed, std::int64_t epoch,
                                       bool reshuffle);

@@ -1,5 +1,6 @@
 #pragma once
-// A parsed data file in global (unshuffled) row order, before it is partitioned.
+// A whole LIBSVM file parsed by one process, in file order: for tools and tests that want
+// the file as it is (the loader never builds this; it reads its share in parallel).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,17 +15,11 @@ struct RawData {
   std::vector<std::int64_t> row_ptr{0};
   std::vector<std::int64_t> col;
   std::vector<double> val;
-  std::vector<std::int64_t> line;  // file line of each row, for label errors
+  std::vector<std::int64_t> line;  // file line of each row
 };
 
 /// Parses a LIBSVM text file. `features` > 0 fixes d (an index above it is an error);
 /// 0 infers d from the largest index. Errors are InputError "file:line: what".
 RawData read_libsvm(const std::string& path, std::int64_t features);
-
-/// Binary cache of a parsed file: dense row-major doubles, reused by later runs.
-void write_binary(const std::string& path, const RawData& data);
-RawData read_binary(const std::string& path);
-/// True when `cache` exists, is a valid cache and is newer than `source`.
-bool binary_is_fresh(const std::string& cache, const std::string& source);
 
 }  // namespace minisgd

@@ -1,0 +1,109 @@
+// Synthetic data, generated in place: each rank draws only the entries of its share, each
+// once, and the labels come from the margins (summed over the column blocks with one integer
+// AllReduce per chunk of rows in the column decomposition).
+#include "minisgd/data/generate.hpp"
+
+#include <algorithm>
+
+#include "minisgd/comm/view_collectives.hpp"
+#include "minisgd/core/errors.hpp"
+#include "minisgd/data/share.hpp"
+#include "minisgd/data/synthetic.hpp"
+
+namespace minisgd {
+namespace {
+
+constexpr std::int64_t kChunkRows = 1 << 20;  // bounds the margin buffer: 8 MiB
+
+/// The features of rows [begin, end) of the share and their partial margins (fixed point).
+template <class T>
+void fill_rows(const Dataset<T>& ds, const SyntheticGenerator& gen, const DataStore<T>& store,
+               bool intercept, std::int64_t begin, std::int64_t end,
+               const Kokkos::View<const double*, MemSpace>& w,
+               const Kokkos::View<std::int64_t*, MemSpace>& margin) {
+  const Partition& p = ds.part;
+  const auto X = ds.X;
+  const std::int64_t d = ds.features, c0 = p.col_begin(), c1 = p.col_end();
+  const std::int64_t last = std::min(c1, d);  // generated columns: [c0, last)
+  // Local row l is position q = l·P + rank (row) or l (column); synthetic rows are i.i.d.,
+  // so position q is row q and no shuffle is needed.
+  const std::int64_t stride = p.decomposition == Decomposition::row ? p.ranks : 1;
+  const std::int64_t offset = p.decomposition == Decomposition::row ? p.rank : 0;
+  Kokkos::parallel_for(
+      "minisgd::generate_rows", Kokkos::RangePolicy<ExecSpace>(begin, end),
+      KOKKOS_LAMBDA(const std::int64_t l) {
+        const std::int64_t r = l * stride + offset;
+        std::int64_t z = 0;
+        for (std::int64_t k = c0 / 4; 4 * k < last; ++k) {
+          double x[4];
+          gen.feature_block(r, k, x);
+          for (int i = 0; i < 4; ++i) {
+            const std::int64_t j = 4 * k + i;
+            if (j < c0 || j >= last) continue;
+            X(l, j - c0) = store(x[i], r, j);
+            z += SyntheticGenerator::fixed(x[i] * w(j));
+          }
+        }
+        if (intercept && d >= c0 && d < c1) X(l, d - c0) = store(1.0, r, d);
+        margin(l - begin) = z;
+      });
+}
+
+template <class T>
+void fill_labels(const Dataset<T>& ds, const SyntheticGenerator& gen, std::int64_t begin,
+                 std::int64_t end, const Kokkos::View<const std::int64_t*, MemSpace>& margin) {
+  const auto y = ds.y;
+  const std::int64_t stride = ds.part.decomposition == Decomposition::row ? ds.part.ranks : 1;
+  const std::int64_t offset = ds.part.decomposition == Decomposition::row ? ds.part.rank : 0;
+  Kokkos::parallel_for(
+      "minisgd::generate_labels", Kokkos::RangePolicy<ExecSpace>(begin, end),
+      KOKKOS_LAMBDA(const std::int64_t l) { y(l) = gen.label(l * stride + offset, margin(l - begin)); });
+}
+
+}  // namespace
+
+template <class T>
+Dataset<T> generate(const Config& c, comm::Communicator& comm) {
+  const SyntheticShape shape = synthetic_shape(c.data.synthetic);
+  // Labels are drawn for one loss; another loss may only reuse them where they are valid.
+  if (c.model.loss != shape.loss && c.model.loss != Loss::linear)
+    throw InputError("data.synthetic.kind: " + c.data.synthetic.kind + " draws labels for " +
+                     to_string(shape.loss) + " regression, not for model.loss " +
+                     to_string(c.model.loss));
+  const SyntheticGenerator gen(c.run.seed, shape, c.data.synthetic.noise);
+  const std::int64_t d = shape.features;
+  const std::int64_t cols = d + (c.model.intercept ? 1 : 0);
+  Dataset<T> ds;
+  ds.part = make_partition(c, shape.rows, cols, comm.rank(), comm.size(), true);
+  ds.features = d;
+  ds.description = c.data.synthetic.kind + " (" + std::to_string(shape.rows) + " x " +
+                   std::to_string(d) + ")";
+  ensure_share_fits(ds.part, sizeof(T), "data.synthetic", comm);
+  allocate_share(ds);
+
+  Kokkos::View<double*, MemSpace> w("w*", d);
+  Kokkos::parallel_for(
+      "minisgd::true_weights", Kokkos::RangePolicy<ExecSpace>(0, d),
+      KOKKOS_LAMBDA(const std::int64_t j) { w(j) = gen.true_weight(j); });
+  const std::int64_t m = ds.part.local_rows();
+  Kokkos::View<std::int64_t*, MemSpace> margin("margins", std::min(m, kChunkRows));
+  const DataStore<T> store = data_store<T>(c, cols);
+  const bool partial = ds.part.decomposition == Decomposition::column && comm.size() > 1;
+  // In the column decomposition every rank has every row, so all run the same chunks.
+  for (std::int64_t begin = 0; begin < m; begin += kChunkRows) {
+    const std::int64_t end = std::min(m, begin + kChunkRows);
+    fill_rows(ds, gen, store, c.model.intercept, begin, end, w, margin);
+    const auto chunk = Kokkos::subview(margin, std::make_pair(std::int64_t(0), end - begin));
+    if (partial) comm::allreduce(comm, chunk, comm::Op::sum);
+    fill_labels(ds, gen, begin, end, chunk);
+  }
+  fence("data generated");
+  return ds;
+}
+
+template Dataset<float> generate<float>(const Config&, comm::Communicator&);
+template Dataset<double> generate<double>(const Config&, comm::Communicator&);
+template Dataset<precision::bf16> generate<precision::bf16>(const Config&, comm::Communicator&);
+template Dataset<precision::fp16> generate<precision::fp16>(const Config&, comm::Communicator&);
+
+}  // namespace minisgd

@@ -1,0 +1,89 @@
+#include "minisgd/data/line_blocks.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "minisgd/core/errors.hpp"
+
+namespace minisgd {
+
+InputFile::InputFile(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0)
+    throw InputError(path + ": cannot open data file (" + std::strerror(errno) + ")");
+  size_ = std::uint64_t(st.st_size);
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::size_t InputFile::read_at(std::uint64_t offset, void* buf, std::size_t n) const {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::pread(fd_, static_cast<char*>(buf) + done, n - done, off_t(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw InputError(path_ + ": read error (" + std::strerror(errno) + ")");
+    if (r == 0) break;
+    done += std::size_t(r);
+  }
+  return done;
+}
+
+std::uint64_t line_start_at_or_after(const InputFile& f, std::uint64_t offset) {
+  if (offset == 0 || offset >= f.size()) return offset == 0 ? 0 : f.size();
+  char buf[65536];
+  for (std::uint64_t at = offset - 1; at < f.size(); at += sizeof buf) {
+    const std::size_t n = f.read_at(at, buf, sizeof buf);
+    const void* nl = std::memchr(buf, '\n', n);
+    if (nl) return at + std::uint64_t(static_cast<const char*>(nl) - buf) + 1;
+  }
+  return f.size();
+}
+
+ByteRange line_aligned_range(const InputFile& f, int rank, int ranks) {
+  const auto split = [&](int r) {
+    return line_start_at_or_after(f, std::uint64_t((unsigned __int128)(f.size()) * r / ranks));
+  };
+  return {split(rank), rank + 1 == ranks ? f.size() : split(rank + 1)};
+}
+
+LineBlocks::LineBlocks(const InputFile& f, ByteRange range, std::size_t block_bytes)
+    : f_(f), pos_(range.begin), end_(range.end), block_(block_bytes) {}
+
+bool LineBlocks::next(const char** begin, const char** end) {
+  // Keep the partial line that followed the last block.
+  const std::size_t tail = kept_ - given_;
+  if (given_ > 0) std::memmove(buf_.data(), buf_.data() + given_, tail);
+  kept_ = tail;
+  given_ = 0;
+  for (;;) {
+    const std::size_t want = std::size_t(std::min<std::uint64_t>(block_, end_ - pos_));
+    if (buf_.size() < kept_ + want) buf_.resize(kept_ + want);
+    const std::size_t n = want > 0 ? f_.read_at(pos_, buf_.data() + kept_, want) : 0;
+    pos_ += n;
+    read_ += n;
+    kept_ += n;
+    if (pos_ >= end_ || n < want) {  // the range is done: the rest is whole lines
+      pos_ = end_;
+      given_ = kept_;
+      break;
+    }
+    const char* last = static_cast<const char*>(memrchr(buf_.data(), '\n', kept_));
+    if (last) {
+      given_ = std::size_t(last - buf_.data()) + 1;
+      break;
+    }  // a line longer than a block: read on
+  }
+  if (given_ == 0) return false;
+  *begin = buf_.data();
+  *end = buf_.data() + given_;
+  return true;
+}
+
+}  // namespace minisgd

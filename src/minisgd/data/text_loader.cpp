@@ -1,0 +1,223 @@
+// Parallel LIBSVM reading. Pass 1 scans each rank's byte range for its line and row counts
+// and its largest index, so that every rank knows the global line and row number of its
+// first line and the shape; pass 2 parses the range block by block and routes each block's
+// rows to their owners before reading the next, so that no rank ever holds more than its
+// share and one block's rows.
+#include "minisgd/data/text_loader.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "minisgd/core/errors.hpp"
+#include "minisgd/data/binary_io.hpp"
+#include "minisgd/data/libsvm.hpp"
+#include "minisgd/data/line_blocks.hpp"
+#include "minisgd/data/row_router.hpp"
+#include "minisgd/data/share.hpp"
+
+namespace minisgd {
+namespace {
+
+struct RangeCounts {
+  std::int64_t lines = 0, rows = 0, max_col = -1;
+};
+
+/// Calls f(begin, end) for each line of [b, e) (a last line without its newline included).
+template <class F>
+void for_each_line(const char* b, const char* e, F&& f) {
+  while (b < e) {
+    const char* nl = static_cast<const char*>(std::memchr(b, '\n', std::size_t(e - b)));
+    const char* line_end = nl ? nl : e;
+    f(b, line_end);
+    b = nl ? nl + 1 : e;
+  }
+}
+
+RangeCounts scan(const InputFile& f, ByteRange range, LoadStats& stats) {
+  RangeCounts n;
+  LineBlocks blocks(f, range, kTextBlockBytes);
+  const char *b, *e;
+  while (blocks.next(&b, &e))
+    for_each_line(b, e, [&](const char* lb, const char* le) {
+      ++n.lines;
+      if (!line_has_row(lb, le)) return;
+      ++n.rows;
+      n.max_col = std::max(n.max_col, last_column_of_line(lb, le));
+    });
+  stats.bytes_read += blocks.bytes_read();
+  return n;
+}
+
+/// Where this rank's range starts in the file: lines and rows before it, and the totals.
+struct Placement {
+  std::int64_t first_line = 1, first_row = 0, rows = 0, max_col = -1;
+};
+
+Placement place(const RangeCounts& mine, comm::Communicator& comm) {
+  std::vector<std::int64_t> all(2 * std::size_t(comm.size()));
+  const std::int64_t pair[2] = {mine.lines, mine.rows};
+  comm.allgather(pair, all.data(), 2);
+  Placement p;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r < comm.rank()) {
+      p.first_line += all[2 * std::size_t(r)];
+      p.first_row += all[2 * std::size_t(r) + 1];
+    }
+    p.rows += all[2 * std::size_t(r) + 1];
+  }
+  p.max_col = comm.allreduce_value(mine.max_col, comm::Op::max);
+  return p;
+}
+
+/// Parses one block into `rows`, checks labels, routes the rows; returns "" or "file:line: why".
+template <class T>
+std::string parse_block(const Config& c, const std::string& path, const char* b, const char* e,
+                        std::int64_t cols, std::int64_t& line, std::int64_t& row,
+                        ParsedRows& rows, RowRouter<T>* router) {
+  std::string error;
+  rows.clear();
+  for_each_line(b, e, [&](const char* lb, const char* le) {
+    if (!error.empty()) return;
+    const std::string why = parse_libsvm_line(lb, le, cols, line, rows);
+    if (!why.empty()) error = path + ":" + std::to_string(line) + ": " + why;
+    ++line;
+  });
+  for (std::int64_t k = 0; k < rows.rows() && error.empty(); ++k, ++row) {
+    double label = 0;
+    const std::string why = checked_label(c.model.loss, rows.labels[std::size_t(k)], label);
+    if (!why.empty()) {
+      error = path + ":" + std::to_string(rows.line[std::size_t(k)]) + ": " + why;
+      break;
+    }
+    if (!router) continue;
+    const std::size_t at = std::size_t(rows.row_ptr[std::size_t(k)]);
+    router->add(row, label, rows.col.data() + at, rows.val.data() + at,
+               rows.row_ptr[std::size_t(k) + 1] - rows.row_ptr[std::size_t(k)]);
+  }
+  return error;
+}
+
+
+/// The file, this rank's range and where it sits in the file (pass 1, collective).
+struct ScannedText {
+  std::unique_ptr<InputFile> file;
+  ByteRange range;
+  Placement at;
+  std::int64_t features = 0;
+};
+
+ScannedText scan_text(const std::string& path, std::int64_t features, comm::Communicator& comm,
+                      LoadStats& stats) {
+  ScannedText t;
+  RangeCounts counts;
+  std::string error;
+  try {
+    t.file = std::make_unique<InputFile>(path);
+    t.range = line_aligned_range(*t.file, comm.rank(), comm.size());
+    counts = scan(*t.file, t.range, stats);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  agree_on_error(comm, error);
+  t.at = place(counts, comm);
+  if (t.at.rows == 0) throw InputError(path + ": no data rows");
+  t.features = features > 0 ? features : t.at.max_col + 1;
+  if (t.features < 1) throw InputError(path + ": no features (give data.features)");
+  return t;
+}
+
+/// The header of a binary copy of the text file (with its size and time when `source`).
+template <class T>
+BinaryHeader cache_header(const Config& c, const ScannedText& t, const std::string& source) {
+  BinaryHeader h = make_header(t.at.rows, t.features, container_name<T>(), sizeof(T),
+                               precision::to_string(c.precision.plan[precision::Knob::data]));
+  if (!source.empty()) file_stamp(source, h.source_bytes, h.source_mtime_ns);
+  return h;
+}
+
+/// Pass 2: parses the range block by block; each block's rows go to the router and the
+/// cache (either may be null) before the next block is read. Collective.
+template <class T>
+void parse_text(const Config& c, const std::string& path, const ScannedText& t,
+                const DataStore<T>& store, RowRouter<T>* router, BinaryWriter<T>* cache,
+                comm::Communicator& comm, LoadStats& stats, std::size_t block_bytes) {
+  LineBlocks blocks(*t.file, t.range, block_bytes);
+  ParsedRows rows;
+  std::int64_t line = t.at.first_line, row = t.at.first_row;
+  for (bool more = true; more;) {
+    const char *b = nullptr, *e = nullptr;
+    const bool mine = blocks.next(&b, &e);
+    if (!mine) rows.clear();
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::int64_t first = row;
+    const std::string error =
+        mine ? parse_block(c, path, b, e, t.features, line, row, rows, router) : std::string();
+    stats.parse_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    agree_on_error(comm, error);
+    if (cache) cache->write(first, rows, store);
+    if (router) router->exchange(comm);
+    more = comm.allreduce_value(mine ? 1 : 0, comm::Op::max) == 1;
+  }
+  stats.parsed_bytes += blocks.bytes_read();
+  stats.bytes_read += blocks.bytes_read();
+}
+
+}  // namespace
+
+template <class T>
+Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
+                       std::int64_t features, comm::Communicator& comm, LoadStats& stats,
+                       const std::string& cache_path, std::size_t block_bytes) {
+  const ScannedText t = scan_text(path, features, comm, stats);
+  Dataset<T> ds;
+  const std::int64_t cols = t.features + (c.model.intercept ? 1 : 0);
+  ds.part = make_partition(c, t.at.rows, cols, comm.rank(), comm.size(), training);
+  ds.features = t.features;
+  ds.description = path + " (" + std::to_string(t.at.rows) + " x " + std::to_string(t.features) + ")";
+  ensure_share_fits(ds.part, sizeof(T), path, comm);
+  allocate_share(ds);
+  const DataStore<T> store = data_store<T>(c, cols);
+  RowRouter<T> router(ds, shuffled_positions(t.at.rows, c.run.seed, training && c.data.shuffle), store,
+                      c.model.intercept);
+  std::unique_ptr<BinaryWriter<T>> cache;
+  if (!cache_path.empty()) {
+    try {  // a cache that cannot be written (read-only data directory) is not an error
+      cache = std::make_unique<BinaryWriter<T>>(cache_path, cache_header<T>(c, t, path), comm);
+    } catch (const RuntimeFailure&) {}
+  }
+  parse_text(c, path, t, store, &router, cache.get(), comm, stats, block_bytes);
+  router.finish();
+  if (cache) {
+    try { cache->commit(comm); } catch (const RuntimeFailure&) {}
+  }
+  return ds;
+}
+
+template <class T>
+std::int64_t convert_libsvm(const Config& c, const std::string& in, const std::string& out,
+                            std::int64_t features, comm::Communicator& comm) {
+  LoadStats stats;
+  const ScannedText t = scan_text(in, features, comm, stats);
+  BinaryWriter<T> writer(out, cache_header<T>(c, t, ""), comm);
+  parse_text<T>(c, in, t, data_store<T>(c, t.features), nullptr, &writer, comm, stats,
+                kTextBlockBytes);
+  writer.commit(comm);
+  return t.at.rows;
+}
+
+#define MINISGD_TEXT(T)                                                                        \
+  template Dataset<T> load_libsvm<T>(const Config&, const std::string&, bool, std::int64_t,    \
+                                     comm::Communicator&, LoadStats&, const std::string&,      \
+                                     std::size_t);                                             \
+  template std::int64_t convert_libsvm<T>(const Config&, const std::string&,                  \
+                                          const std::string&, std::int64_t, comm::Communicator&);
+MINISGD_TEXT(double)
+MINISGD_TEXT(float)
+MINISGD_TEXT(precision::bf16)
+MINISGD_TEXT(precision::fp16)
+#undef MINISGD_TEXT
+
+}  // namespace minisgd

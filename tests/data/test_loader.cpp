@@ -1,0 +1,231 @@
+// The parallel loaders: every rank keeps only its share, and the share is the same at every
+// P (compared with the same load on one rank, MPI_COMM_SELF); errors name the global line;
+// the binary format round-trips and refuses damaged files.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "minisgd/comm/mpi_communicator.hpp"
+#include "minisgd/data/binary_io.hpp"
+#include "minisgd/data/generate.hpp"
+#include "minisgd/data/loader.hpp"
+#include "minisgd/data/raw_data.hpp"
+#include "minisgd/data/text_loader.hpp"
+#include "support/test_support.hpp"
+
+using namespace minisgd;
+
+namespace {
+
+std::string temp(const std::string& name) { return ::testing::TempDir() + "minisgd_loader_" + name; }
+
+Config data_deck(const std::string& data, const std::string& decomposition, bool intercept = true) {
+  return test::deck("data: " + data + "\nmodel: {loss: logistic, intercept: " +
+                    (intercept ? "true" : "false") + "}\nsolver: {decomposition: " + decomposition +
+                    ", batch_size: 12}\nprecision: {preset: fp64}\n");
+}
+
+/// Element (q, j) of the whole matrix (position q, global column j) from a P-rank share,
+/// compared with the one-rank load `all`. Returns the number of mismatches.
+template <class T>
+int mismatches(const Dataset<T>& mine, const Dataset<T>& all) {
+  const Partition& p = mine.part;
+  auto X = Kokkos::create_mirror_view_and_copy(HostSpace(), mine.X);
+  auto A = Kokkos::create_mirror_view_and_copy(HostSpace(), all.X);
+  auto y = Kokkos::create_mirror_view_and_copy(HostSpace(), mine.y);
+  auto b = Kokkos::create_mirror_view_and_copy(HostSpace(), all.y);
+  int bad = 0;
+  for (std::int64_t l = 0; l < p.local_rows(); ++l) {
+    const std::int64_t q = p.decomposition == Decomposition::row ? l * p.ranks + p.rank : l;
+    bad += y(l) != b(q);
+    for (std::int64_t j = 0; j < p.local_cols(); ++j)
+      bad += std::memcmp(&X(l, j), &A(q, p.col_begin() + j), sizeof(T)) != 0;
+  }
+  return bad;
+}
+
+/// Two shares of the same partition differ in this many labels and elements.
+template <class T>
+int differences(const Dataset<T>& a, const Dataset<T>& b) {
+  auto X = Kokkos::create_mirror_view_and_copy(HostSpace(), a.X);
+  auto Y = Kokkos::create_mirror_view_and_copy(HostSpace(), b.X);
+  auto y = Kokkos::create_mirror_view_and_copy(HostSpace(), a.y);
+  auto z = Kokkos::create_mirror_view_and_copy(HostSpace(), b.y);
+  if (X.extent(0) != Y.extent(0) || X.extent(1) != Y.extent(1)) return -1;
+  int bad = 0;
+  for (std::size_t l = 0; l < X.extent(0); ++l) {
+    bad += y(l) != z(l);
+    for (std::size_t j = 0; j < X.extent(1); ++j) bad += std::memcmp(&X(l, j), &Y(l, j), sizeof(T)) != 0;
+  }
+  return bad;
+}
+
+/// A LIBSVM file of `rows` rows with comments, blank lines and "+1" labels (rank 0 writes).
+std::string write_libsvm(const std::string& name, int rows, int features, const std::string& bad_line = "",
+                         int bad_at = -1) {
+  const std::string path = temp(name);
+  if (test::world_rank() == 0) {
+    std::ofstream out(path);
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<double> u(-2, 2);
+    out << "# generated\n";
+    for (int r = 0, line = 2; r < rows; ++r, ++line) {
+      if (line == bad_at) { out << bad_line << "\n"; continue; }
+      if (r % 17 == 5) { out << "\n"; ++line; }
+      out << (r % 3 ? "+1" : "-1");
+      for (int j = 1; j <= features; ++j)
+        if ((r + j) % 3 != 0) out << " " << j << ":" << u(gen);
+      out << (r % 11 == 0 ? " # note\n" : "\n");
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return path;
+}
+
+}  // namespace
+
+TEST(Generate, ShareIsTheSameAtEveryRankCount) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD), self(MPI_COMM_SELF);
+  for (const std::string decomposition : {"row", "column"})
+    for (const std::string kind : {"synth", "linear-synth", "poisson-synth"}) {
+      Config c = data_deck("{source: synthetic, synthetic: {kind: " + kind +
+                               ", rows: 1200, features: 37}}",
+                           decomposition);
+      c.model.loss = kind == "synth" ? Loss::logistic : kind == "linear-synth" ? Loss::linear : Loss::poisson;
+      const auto mine = generate<float>(c, world);
+      const auto all = generate<float>(c, self);
+      EXPECT_EQ(mismatches(mine, all), 0) << decomposition << " " << kind;
+      const auto mine64 = generate<double>(c, world);
+      EXPECT_EQ(mismatches(mine64, generate<double>(c, self)), 0) << decomposition << " " << kind;
+    }
+}
+
+TEST(Generate, RefusesAProblemTooLargeForMemoryUpFront) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD);
+  const Config c = data_deck("{source: synthetic, synthetic: {kind: synth, rows: 100000000000}}", "row");
+  try {
+    generate<float>(c, world);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes per rank"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Libsvm, ShareIsTheSameAtEveryRankCountAndFollowsTheShuffle) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD), self(MPI_COMM_SELF);
+  const std::string path = write_libsvm("share.libsvm", 300, 9);
+  const RawData raw = read_libsvm(path, 0);
+  for (const std::string decomposition : {"row", "column"}) {
+    const Config c = data_deck("{source: libsvm, path: " + path + ", cache: false}", decomposition);
+    LoadStats stats;
+    // Small blocks: many exchange rounds, ranks with different numbers of blocks.
+    const auto mine = load_libsvm<double>(c, path, true, 0, world, stats, "", 700);
+    const auto all = load_libsvm<double>(c, path, true, 0, self, stats);
+    EXPECT_EQ(mismatches(mine, all), 0) << decomposition;
+    ASSERT_EQ(all.part.rows, raw.rows);
+    // The one-rank load against the file read sequentially: position q holds row order[q].
+    const auto order = shuffled_order(raw.rows, c.run.seed, true);
+    auto A = Kokkos::create_mirror_view_and_copy(HostSpace(), all.X);
+    int bad = 0;
+    for (std::int64_t q = 0; q < raw.rows; ++q) {
+      const std::int64_t r = order[q];
+      std::vector<double> dense(raw.cols + 1, 0.0);
+      dense[raw.cols] = 1.0;  // intercept
+      for (auto k = raw.row_ptr[r]; k < raw.row_ptr[r + 1]; ++k) dense[raw.col[k]] = raw.val[k];
+      for (std::int64_t j = 0; j <= raw.cols; ++j) bad += A(q, j) != dense[j];
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+TEST(Libsvm, ErrorsNameTheGlobalLineAtEveryRankCount) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD);
+  for (const std::string bad : {std::string("1 1:nan"), std::string("-1 2:x"), std::string("\0\x01\x02junk", 7)}) {
+    const std::string path = write_libsvm("bad.libsvm", 400, 6, bad, 377);
+    const Config c = data_deck("{source: libsvm, path: " + path + ", cache: false}", "row");
+    LoadStats stats;
+    try {
+      load_libsvm<float>(c, path, true, 0, world, stats, "", 500);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + ":377: ", 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST(Binary, ConvertedFileLoadsLikeTheTextAndBf16IsHalfTheSize) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD), self(MPI_COMM_SELF);
+  const std::string text = write_libsvm("conv.libsvm", 500, 16);
+  Config c = data_deck("{source: libsvm, path: " + text + ", cache: false}", "column");
+  c.model.loss = Loss::linear;
+  c.precision.plan[precision::Knob::data] = precision::parse_format("bf16");
+  EXPECT_EQ(convert_libsvm<float>(c, text, temp("conv32.bin"), 0, world), 500);  // fp32 values
+  EXPECT_EQ(convert_libsvm<precision::bf16>(c, text, temp("conv16.bin"), 0, world), 500);
+  const auto size = [](const std::string& p) { return std::filesystem::file_size(p); };
+  const auto labels_and_header = [&](const std::string& p) {
+    InputFile f(p);
+    BinaryHeader h{};
+    EXPECT_EQ(read_header(f, h), "");
+    return layout_of(h).matrix_at;
+  };
+  EXPECT_EQ(2 * (size(temp("conv16.bin")) - labels_and_header(temp("conv16.bin"))),
+            size(temp("conv32.bin")) - labels_and_header(temp("conv32.bin")));
+  c.model.loss = Loss::logistic;
+  LoadStats stats;
+  const auto from_text = load_libsvm<precision::bf16>(c, text, true, 0, self, stats);
+  const auto from_bf16 = load_binary<precision::bf16>(c, temp("conv16.bin"), true, 0, world, stats);
+  EXPECT_EQ(mismatches(from_bf16, from_text), 0);
+}
+
+TEST(Binary, TruncatedCorruptedAndStaleFilesAreDetected) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD);
+  const std::string text = write_libsvm("damage.libsvm", 300, 8);
+  Config c = data_deck("{source: binary, path: " + temp("damage.bin") + "}", "row");
+  const std::string bin = temp("damage.bin");
+  const auto refused = [&](const std::string& what) {
+    LoadStats stats;
+    try {
+      load_binary<float>(c, bin, true, 0, world, stats);
+    } catch (const InputError& e) {
+      return std::string(e.what()).find(what) != std::string::npos ? std::string("refused")
+                                                                  : std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  convert_libsvm<float>(c, text, bin, 0, world);
+  EXPECT_EQ(refused("x"), "accepted");
+  const auto damage = [&](auto f) {
+    if (test::world_rank() == 0) f();
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+  damage([&] { std::filesystem::resize_file(bin, std::filesystem::file_size(bin) - 3); });
+  EXPECT_EQ(refused("truncated"), "refused");
+  convert_libsvm<float>(c, text, bin, 0, world);
+  damage([&] {  // one bit of one value in the matrix
+    std::fstream f(bin, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-5, std::ios::end);
+    const char x = char(f.peek() ^ 0x10);
+    f.write(&x, 1);
+  });
+  EXPECT_EQ(refused("fail their checksum"), "refused");
+
+  // The cache next to a text file: built by the first run, reused, rebuilt once stale.
+  const std::string cache = text + ".minisgd.bin";
+  damage([&] { std::filesystem::remove(cache); });
+  c = data_deck("{source: libsvm, path: " + text + "}", "row");
+  LoadStats stats;
+  const auto first = load_training_data<double>(c, world, stats);
+  ASSERT_TRUE(std::filesystem::exists(cache));
+  LoadStats again;
+  const auto second = load_training_data<double>(c, world, again);
+  EXPECT_EQ(again.parsed_bytes, 0u);  // read from the cache
+  EXPECT_EQ(differences(second, first), 0);
+  damage([&] { std::ofstream(text, std::ios::app) << "1 1:5\n"; });
+  LoadStats stale;
+  const auto third = load_training_data<double>(c, world, stale);
+  EXPECT_GT(stale.parsed_bytes, 0u);  // the text again, not the stale cache
+  EXPECT_EQ(third.part.rows, first.part.rows + 1);
+}
