@@ -84,6 +84,7 @@ SyntheticShape synthetic_shape(const SyntheticConfig& c) {
 template <class T>
 Dataset<T> load_training_data(const Config& c, comm::Communicator& comm, LoadStats& stats) {
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = process_cpu_seconds();
   Dataset<T> ds;
   if (c.data.source == "synthetic") {
     ds = generate<T>(c, comm);
@@ -93,6 +94,7 @@ Dataset<T> load_training_data(const Config& c, comm::Communicator& comm, LoadSta
   } else {
     ds = read_file<T>(c, c.data.path, true, c.data.features, comm, stats);
   }
+  stats.cpu_seconds += process_cpu_seconds() - cpu0;
   stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats.matrix_bytes += ds.matrix_bytes() + ds.y.span() * sizeof(double);
   return ds;
@@ -102,7 +104,9 @@ template <class T>
 Dataset<T> load_test_data(const Config& c, comm::Communicator& comm, std::int64_t features,
                           LoadStats& stats) {
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = process_cpu_seconds();
   Dataset<T> ds = read_file<T>(c, c.data.test_path, false, features, comm, stats);
+  stats.cpu_seconds += process_cpu_seconds() - cpu0;
   stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats.matrix_bytes += ds.matrix_bytes() + ds.y.span() * sizeof(double);
   return ds;
