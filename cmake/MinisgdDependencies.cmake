@@ -69,8 +69,11 @@ if(MINISGD_ENABLE_DNNL)
     set(MINISGD_HAVE_DNNL ON)
     message(STATUS "oneDNN: ${DNNL_LIBRARY} (bf16 Gram products)")
   else()
-    message(STATUS "oneDNN not found: bf16 Gram products use the portable team kernel")
+    message(STATUS "oneDNN not found (Debian: libdnnl-dev; or set DNNL_INCLUDE_DIR and "
+                   "DNNL_LIBRARY): bf16 Gram products use the portable team kernel")
   endif()
+else()
+  message(STATUS "oneDNN: off (MINISGD_ENABLE_DNNL=OFF): bf16 Gram products use the portable team kernel")
 endif()
 
 # Optional cuBLAS and NCCL (Kokkos with CUDA only): minisgd_gpu, MINISGD_GPU_SOURCES.
