@@ -29,7 +29,7 @@ class CaSgdStepper final : public Stepper {
   /// Numbers in the packed message of an outer step of `steps` inner steps.
   std::int64_t message_size(int steps) const { return gram_packed_size(steps, b_) + steps * b_; }
   /// {"gram": the path that formed the Gram (none while no outer step had two steps), and
-  /// for oneDNN its implementation}.
+  /// for oneDNN its implementation, or "gram_fallback": why oneDNN did not form a bf16 Gram}.
   nlohmann::json kernels() const override;
   /// Public only because CUDA forbids KOKKOS_LAMBDAs in private or protected member functions.
   template <class W>

@@ -131,6 +131,14 @@ std::string BlockLowerGram::dnnl_implementation() const {
   return dnnl_ ? dnnl_->implementation() : std::string();
 }
 
+std::string BlockLowerGram::dnnl_unavailable_reason() const {
+  if (dnnl_) return "";
+  if constexpr (!Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible)
+    return "oneDNN reads host memory; this build's Views live on the device";
+  else
+    return DnnlGram::unavailable_reason();
+}
+
 template <class In, class Acc>
 GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                                  const precision::Rounder& accumulate) {

@@ -72,6 +72,8 @@ class BlockLowerGram {
   bool dnnl_available() const { return dnnl_ != nullptr; }
   /// oneDNN's implementation name for the bf16 matmul, e.g. "brg:avx512_core_bf16".
   std::string dnnl_implementation() const;
+  /// Why bf16 inputs cannot go through oneDNN here ("" when they can).
+  std::string dnnl_unavailable_reason() const;
   /// precision.gram_engine and precision.tf32: "auto" takes cuBLAS wherever it computes what
   /// was asked (CUDA builds with cuBLAS), "portable" never, "cublas" insists (an input error
   /// when it cannot).

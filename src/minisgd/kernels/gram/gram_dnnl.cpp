@@ -47,12 +47,17 @@ DnnlGram::DnnlGram(std::unique_ptr<State> state) : state_(std::move(state)) {
 
 DnnlGram::~DnnlGram() = default;
 
-std::unique_ptr<DnnlGram> DnnlGram::create() {
+std::string DnnlGram::unavailable_reason() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (!__builtin_cpu_supports("avx512bf16")) return nullptr;
+  if (!__builtin_cpu_supports("avx512bf16")) return "this CPU lacks AVX512-BF16";
+  return "";
 #else
-  return nullptr;
+  return "oneDNN's bf16 Gram is used on x86-64 CPUs with AVX512-BF16 only";
 #endif
+}
+
+std::unique_ptr<DnnlGram> DnnlGram::create() {
+  if (!unavailable_reason().empty()) return nullptr;
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
   // oneDNN gets the threads Kokkos has (one with the Serial backend), so MPI ranks that
   // share a node do not oversubscribe it.

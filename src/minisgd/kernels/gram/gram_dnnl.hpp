@@ -14,6 +14,8 @@ class DnnlGram {
  public:
   /// Null when the CPU lacks AVX512-BF16 (or the build lacks oneDNN).
   static std::unique_ptr<DnnlGram> create();
+  /// Why create() returns null on this build and CPU ("" when it does not).
+  static std::string unavailable_reason();
   ~DnnlGram();
 
   /// packed block rows of the strictly block-lower Gram of Y (rows × n, row-major, row
