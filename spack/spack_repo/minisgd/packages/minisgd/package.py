@@ -16,8 +16,11 @@ class Minisgd(CMakePackage, CudaPackage):
 
     version("main", branch="main")
 
+    # Every optional part maps to one CMake option (docs/building.md); each can be absent.
     variant("openmp", default=True, description="Kokkos OpenMP backend")
     variant("nccl", default=True, when="+cuda", description="NCCL communicator")
+    variant("cublas", default=True, when="+cuda", description="Gram products through cuBLAS")
+    variant("onednn", default=False, description="bf16 Gram products through oneDNN (CPUs with AVX512-BF16)")
     variant("tests", default=False, description="Build the GoogleTest suite")
     variant("benchmarks", default=False, description="Build the Google Benchmark programs")
 
@@ -30,29 +33,40 @@ class Minisgd(CMakePackage, CudaPackage):
     depends_on("cli11")
     depends_on("nlohmann-json")
     depends_on("random123")
-    depends_on("googletest", when="+tests", type=("build", "test"))
+    depends_on("googletest", when="+tests")  # linked into the test programs
     depends_on("benchmark", when="+benchmarks")
+    depends_on("onednn", when="+onednn")
 
     # Backends are Kokkos' business: propagate them, as the builtin Kokkos packages do.
     depends_on("kokkos+openmp", when="+openmp")
     depends_on("kokkos+cuda+cuda_lambda+wrapper", when="+cuda")
-    depends_on("kokkos-kernels+cublas", when="+cuda")
+    # KokkosBlas::gemm (the same-precision Gram) through cuBLAS rather than Kokkos' own kernel.
+    depends_on("kokkos-kernels+cublas", when="+cublas")
     depends_on("nccl", when="+nccl")
     for arch in CudaPackage.cuda_arch_values:
         depends_on(f"kokkos cuda_arch={arch}", when=f"+cuda cuda_arch={arch}")
+
+    # Kokkos' CUDA backend is built for one architecture: +cuda cannot build without it (as in
+    # the builtin Kokkos-based packages, e.g. cabana, arborx).
+    conflicts("+cuda", when="cuda_arch=none", msg="+cuda needs cuda_arch=<sm> (e.g. cuda_arch=80)")
 
     def cmake_args(self):
         spec = self.spec
         args = [
             self.define_from_variant("MINISGD_ENABLE_TESTS", "tests"),
             self.define_from_variant("MINISGD_ENABLE_BENCHMARKS", "benchmarks"),
+            self.define_from_variant("MINISGD_ENABLE_DNNL", "onednn"),
             self.define("MPIEXEC_EXECUTABLE", spec["mpi"].prefix.bin.mpiexec),
         ]
         if spec.satisfies("+cuda"):
             args.append(self.define("CMAKE_CXX_COMPILER", spec["kokkos"].kokkos_cxx))
             args.append(self.define_from_variant("MINISGD_ENABLE_NCCL", "nccl"))
-            args.append(self.define("MINISGD_ENABLE_CUBLAS", True))
+            args.append(self.define_from_variant("MINISGD_ENABLE_CUBLAS", "cublas"))
             args.append(self.define("CUDAToolkit_ROOT", spec["cuda"].prefix))
             if spec.satisfies("+nccl"):
                 args.append(self.define("NCCL_ROOT", spec["nccl"].prefix))
+        else:
+            # Without CUDA the GPU options default OFF; say so, so a stale cache cannot turn them on.
+            args.append(self.define("MINISGD_ENABLE_NCCL", False))
+            args.append(self.define("MINISGD_ENABLE_CUBLAS", False))
         return args
