@@ -140,8 +140,9 @@ TEST(Aps, WireFormatsOfTheDeck) {
 TEST(Aps, HeadroomOnlyWhereTheBoundNeedsIt) {
   for (int P = 1; P <= 64; ++P) {
     EXPECT_EQ(aps::headroom_bits({5, 2}, P), (P == 17 || P == 33 || P == 34) ? 1 : 0) << P;
-    if ((P & (P - 1)) == 0)
+    if ((P & (P - 1)) == 0) {
       for (const ApsCase& c : kApsFormats) EXPECT_EQ(aps::headroom_bits(c.f, P), 0) << c.format;
+    }
   }
 }
 
@@ -158,10 +159,11 @@ TEST(Aps, NeverOverflowsUpTo64Ranks) {
           ASSERT_FALSE(overflowed) << c.format << " P " << P << " magnitude " << magnitude;
           // P equal values rounded once, then ⌈log2 P⌉ + 1 rounded partial sums. (E3M0's
           // leaves underflow beyond a few ranks: only its overflow is checked.)
-          if (c.f.E >= 4)
+          if (c.f.E >= 4) {
             EXPECT_NEAR(s[0], double(P) * magnitude,
                         (comm::ceil_log2(P) + 2) * c.f.unit_roundoff() * P * magnitude)
                 << c.format << " P " << P;
+          }
         }
       }
     }
@@ -217,7 +219,9 @@ TEST(GlobalQsgd, IntegerSumsCannotOverflow) {
       const long long limit = l.code_bytes == 1 ? 127 : l.code_bytes == 2 ? 32767 : 2147483647;
       EXPECT_GE(l.levels, 1);
       EXPECT_LE(1ll * P * l.levels, limit) << "bits " << bits << " P " << P;
-      if (bits == 8 && P <= 127) EXPECT_EQ(l.code_bytes, 1);
+      if (bits == 8 && P <= 127) {
+        EXPECT_EQ(l.code_bytes, 1);
+      }
       EXPECT_EQ(compress::stochastic_round(double(l.levels), 0xFFFFFFFFu), double(l.levels));
     }
   EXPECT_EQ(compress::GlobalLevels::of(8, 4).levels, 31);  // 127/4 would give 4·32 = 128 > 127
