@@ -99,9 +99,10 @@ TEST(CaSgd, OneAllreducePerOuterStepOfExactlyThePackedSize) {
     if (preset == "fp32" || preset == "fp64") EXPECT_EQ(path, "blas");
     else EXPECT_TRUE(path == "dnnl" || path == "team") << path;
     // bf16 × bf16 → fp32 (both mixed presets): the portable kernel only with the reason.
-    if (preset == "mixed" || preset == "mixed-wire-bf16")
+    if (preset == "mixed" || preset == "mixed-wire-bf16") {
       EXPECT_EQ(path == "team", !o.report["kernels"].value("gram_fallback", std::string()).empty())
           << o.report["kernels"].dump();
+    }
   }
 }
 
