@@ -24,8 +24,8 @@
 namespace minisgd {
 namespace {
 
-/// "" when this process can use a GPU, else why not.
-std::string no_gpu() {
+/// "" when this process can use a GPU, else why not. (Unused in builds without cuBLAS and NCCL.)
+[[maybe_unused]] std::string no_gpu() {
   std::string why;
   return gpu::visible_devices(&why) > 0 ? std::string() : why;
 }
