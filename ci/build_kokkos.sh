@@ -2,6 +2,8 @@
 # Build a standalone Kokkos 3.4.01 (+ Kokkos Kernels) for one backend and cache it.
 #
 #   ci/build_kokkos.sh openmp   -> $MINISGD_CACHE/kokkos-openmp  (Serial + OpenMP, Kernels w/ OpenBLAS)
+#   ci/build_kokkos.sh serial-checked -> $MINISGD_CACHE/kokkos-serial-checked  (Serial with View
+#                               bounds checking, Kernels without a BLAS TPL; CI's sanitizer stage)
 #   ci/build_kokkos.sh cuda     -> $MINISGD_CACHE/kokkos-cuda    (Serial + CUDA 11.8, sm_80; compile-only here)
 #
 # Why: Debian ships Kokkos 3.4.01 with the Serial backend only; a race in a
@@ -13,10 +15,10 @@
 # return at once; changing any option below rebuilds.
 set -euo pipefail
 
-usage() { echo "usage: $0 openmp|cuda" >&2; exit 2; }
+usage() { echo "usage: $0 openmp|serial-checked|cuda" >&2; exit 2; }
 (($# == 1)) || usage
 BACKEND=$1
-case "$BACKEND" in openmp | cuda) ;; *) usage ;; esac
+case "$BACKEND" in openmp | serial-checked | cuda) ;; *) usage ;; esac
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=ci/env.sh
@@ -76,6 +78,19 @@ case "$BACKEND" in
     # this set takes ~3.5 CPU-minutes.  Sparse/graph and Serial calls still
     # work, compiled in the caller's translation unit.
     KERNELS_ARGS+=(-DKokkosKernels_ENABLED_COMPONENTS=BLAS -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF)
+    BUILD_KERNELS=1
+    ;;
+  serial-checked)
+    # Every View access checked (Kokkos aborts with the label and index), and Kokkos Kernels
+    # with no BLAS TPL, so its own gemm runs: the configuration with every optional part
+    # absent. No explicit instantiations (as for CUDA): minisgd's sources instantiate the
+    # few KokkosBlas kernels they call, and the library builds in about a minute.
+    KOKKOS_ARGS+=(-DKokkos_ENABLE_DEBUG_BOUNDS_CHECK=ON)
+    KERNELS_ARGS+=(-DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLED_COMPONENTS=BLAS
+      -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF
+      -DKokkosKernels_INST_LAYOUTLEFT=OFF -DKokkosKernels_INST_LAYOUTRIGHT=OFF
+      -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF
+      -DKokkosKernels_INST_ORDINAL_INT=OFF)
     BUILD_KERNELS=1
     ;;
   cuda)

@@ -1,28 +1,88 @@
 #!/usr/bin/env bash
-# Installs what is missing, then builds and runs the whole test suite through ctest on every
-# Kokkos backend available here: Debian's Serial Kokkos and a cached OpenMP build of the same
-# release (ci/build_kokkos.sh). A race in a team kernel is invisible on Serial.
-# MINISGD_BACKENDS="serial openmp" selects backends.
+# CI (what .ci/run runs): static checks, then a matrix of build configurations, each built once
+# (through ccache, whose cache persists under $MINISGD_CACHE) and its whole ctest suite run once,
+# then the CUDA compile check. One timing line per stage, and a summary with the total at the end.
+#
+#   gcc-serial     GCC 12, Debian's Serial Kokkos 3.4.01, every optional part (oneDNN, Google
+#                  Benchmark, tests); then install + find_package(minisgd) from a downstream project
+#   gcc-openmp     GCC 12, OpenMP Kokkos 3.4.01 + Kernels with OpenBLAS (ci/build_kokkos.sh
+#                  openmp), every optional part: a race in a team kernel is invisible on Serial
+#   clang-checked  Clang 14 with every optional part absent (oneDNN, benchmarks; Kokkos Kernels
+#                  without a BLAS TPL), tests on, under AddressSanitizer + UndefinedBehaviorSanitizer,
+#                  on a Serial Kokkos 3.4.01 with View bounds checking (ci/build_kokkos.sh
+#                  serial-checked)
+#   gpu            CUDA compile-and-link check of the whole project (ci/gpu_build_check.sh)
+#
+# A warning in minisgd's own sources fails its stage (found in the build log rather than by
+# -Werror, so the flags, and ccache's entries, are those of a developer's build).
+# MINISGD_CI_STAGES="gcc-serial clang-checked" runs a subset (default: every stage).
+# shellcheck disable=SC2317  # (stage functions are called through `stage`)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source ci/env.sh
-ci/check_layers.sh  # no upward include between the layers of src/minisgd (docs/design.md)
-ci/install_deps.sh
 jobs=$(nproc)
+mkdir -p build
 
+# ccache for every host configuration: content-hashed with paths relative to the checkout, so
+# fresh clones hit the same cache.
+export CCACHE_DIR=${CCACHE_DIR:-$MINISGD_CACHE/ccache} CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
+# ---- stage bookkeeping -----------------------------------------------------------------------
+CI_START=$SECONDS
+summary=()
+stage() {  # name, command...: runs it, prints and records its wall time
+  local name=$1 t0=$SECONDS; shift
+  echo "=== [$name] start ($(date -u +%H:%M:%S) UTC)"
+  if "$@"; then
+    summary+=("$(printf '  %-16s ok     %5d s' "$name" $((SECONDS - t0)))")
+    echo "=== [$name] ok in $((SECONDS - t0)) s"
+  else
+    summary+=("$(printf '  %-16s FAILED %5d s' "$name" $((SECONDS - t0)))")
+    echo "=== [$name] FAILED after $((SECONDS - t0)) s"
+    return 1
+  fi
+}
+print_summary() {
+  echo "=== CI summary ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+  printf '%s\n' "${summary[@]}"
+  printf '  %-16s        %5d s\n' total $((SECONDS - CI_START))
+}
+trap print_summary EXIT
+want() { [[ " ${MINISGD_CI_STAGES:-static deps gcc-serial gcc-openmp clang-checked gpu} " == *" $1 "* ]]; }
+
+# ---- configure, build, test ------------------------------------------------------------------
+# (Stage functions run as an `if` condition, where `set -e` does not apply: every step that can
+# fail says `|| return 1`.)
 build_and_test() {  # name, extra cmake args...
   local name=$1; shift
-  local dir=build/$name
-  echo "=== minisgd: configure and build ($name)"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" > "$dir.log" 2>&1 || { tail -40 "$dir.log"; return 1; }
-  cmake --build "$dir" -j"$jobs" >> "$dir.log" 2>&1 || { grep -E 'error|Error' "$dir.log" | head -40; return 1; }
-  echo "=== minisgd: tests ($name)"
-  (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600)
+  local dir=build/$name t0=$SECONDS
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" \
+    > "$dir.log" 2>&1 || { tail -40 "$dir.log"; return 1; }
+  grep -E '^-- (oneDNN|Google Benchmark|minisgd GPU)' "$dir.log" || true
+  if ((${#launcher[@]})); then ccache --zero-stats > /dev/null; fi
+  cmake --build "$dir" -j"$jobs" >> "$dir.log" 2>&1 ||
+    { grep -E -A5 'error|Error' "$dir.log" | head -60; return 1; }
+  echo "built $dir in $((SECONDS - t0)) s${launcher:+ ($(ccache_line))}"
+  # (ccache replays a cached compile's warnings, so a warm build reports them too.)
+  if grep -E '(^|/)(src|tests|perf)/[^ :]+:[0-9]+:[0-9]+: warning:' "$dir.log" | sort -u > "$dir.warnings" &&
+     [[ -s "$dir.warnings" ]]; then
+    head -40 "$dir.warnings"; echo "$(wc -l < "$dir.warnings") warnings in minisgd's sources"; return 1
+  fi
+  t0=$SECONDS
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600) || return 1
+  echo "tested $dir in $((SECONDS - t0)) s"
+}
+ccache_line() {
+  ccache --print-stats | awk -F'\t' '$1=="direct_cache_hit"{d=$2} $1=="preprocessed_cache_hit"{p=$2}
+    $1=="cache_miss"{m=$2} END{printf "ccache: %d hits, %d misses", d+p, m}'
 }
 
 install_check() {  # the installed package works for a downstream find_package(minisgd)
   local dir=$PWD/build/$1  # absolute: CMake does not resolve a relative CMAKE_PREFIX_PATH
-  echo "=== minisgd: install and find_package(minisgd) from a downstream project ($1)"
+  echo "install and find_package(minisgd) from a downstream project ($1)"
   rm -rf "$dir-install" "$dir-consumer"
   cmake --install "$dir" --prefix "$dir-install" > /dev/null
   cmake -S tests/install_consumer -B "$dir-consumer" -DCMAKE_PREFIX_PATH="$dir-install;${2:-}" > "$dir-consumer.log" 2>&1 &&
@@ -30,17 +90,41 @@ install_check() {  # the installed package works for a downstream find_package(m
   "$dir-consumer/consumer"
 }
 
-mkdir -p build
-for backend in ${MINISGD_BACKENDS:-serial openmp}; do
-  case $backend in
-    serial) build_and_test serial && install_check serial ;;
-    openmp)
-      prefix=$(ci/build_kokkos.sh openmp | tail -n 1)
-      build_and_test openmp -DCMAKE_PREFIX_PATH="$prefix" -DKokkos_DIR="$prefix/lib/cmake/Kokkos" \
-                     -DKokkosKernels_DIR="$prefix/lib/cmake/KokkosKernels" ;;
-    *) echo "unknown backend '$backend'" >&2; exit 2 ;;
-  esac
-done
+kokkos_args() {  # prefix -> the CMake arguments that select that Kokkos (+ Kernels) install
+  echo "-DCMAKE_PREFIX_PATH=$1 -DKokkos_DIR=$1/lib/cmake/Kokkos -DKokkosKernels_DIR=$1/lib/cmake/KokkosKernels"
+}
 
+gcc_serial() { build_and_test gcc-serial -DCMAKE_CXX_COMPILER=g++ && install_check gcc-serial; }
+
+gcc_openmp() {
+  local prefix
+  prefix=$(ci/build_kokkos.sh openmp | tail -n 1) || return 1
+  # shellcheck disable=SC2046
+  build_and_test gcc-openmp -DCMAKE_CXX_COMPILER=g++ $(kokkos_args "$prefix")
+}
+
+clang_checked() {
+  local prefix san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  prefix=$(ci/build_kokkos.sh serial-checked | tail -n 1) || return 1
+  # Open MPI's runtime leaks by design: leak checking off; every other report fails the test.
+  # -O1 with assertions on (no NDEBUG): the sanitizers' usual trade of speed for coverage.
+  # shellcheck disable=SC2046
+  (export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
+   build_and_test clang-checked -DCMAKE_CXX_COMPILER=clang++ $(kokkos_args "$prefix") \
+      -DMINISGD_ENABLE_DNNL=OFF -DMINISGD_ENABLE_BENCHMARKS=OFF -DMINISGD_ENABLE_TESTS=ON \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+      -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san")
+}
+
+# ---- static checks (fast: before anything is built) ------------------------------------------
+# no upward include between the layers of src/minisgd (docs/design.md)
+want static && stage static ci/check_layers.sh
+
+# ---- the build matrix ------------------------------------------------------------------------
+want deps && stage deps ci/install_deps.sh
+want gcc-serial && stage gcc-serial gcc_serial
+want gcc-openmp && stage gcc-openmp gcc_openmp
+want clang-checked && stage clang-checked clang_checked
 # CUDA build of minisgd, compiled and linked, nothing run (no GPU here): docs/gpu.md.
-ci/gpu_build_check.sh
+want gpu && stage gpu ci/gpu_build_check.sh
+exit 0
