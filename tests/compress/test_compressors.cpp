@@ -140,9 +140,15 @@ TEST(CompressorBytes, MatchTheFormulas) {
   reduce_once(w, method("gtopk"));
   EXPECT_EQ(w.max_total(), 8 * k * std::uint64_t(comm::ceil_log2(w.P)));
 
-  reduce_once(w, method("loco"));  // AllToAll + AllGather of one chunk per rank
-  const compress::loco::ChunkLayout L = compress::loco::ChunkLayout::of((d + P - 1) / P, 128, 4);
-  EXPECT_EQ(w.max_total(), 2 * (P - 1) * L.bytes);
+  // LoCo: AllToAll + AllGather of one chunk per rank; a chunk of C = ⌈d/P⌉ values is one fp32
+  // step per group of 128 and ⌈C·bits/8⌉ bytes of codes, padded to 4 bytes.
+  for (const int bits : {4, 8}) {
+    CompressionConfig loco = method("loco");
+    loco.loco.bits = bits;
+    reduce_once(w, loco);
+    const std::uint64_t C = (d + P - 1) / P, raw = 4 * ((C + 127) / 128) + (C * bits + 7) / 8;
+    EXPECT_EQ(w.max_total(), 2 * (P - 1) * ((raw + 3) / 4 * 4)) << bits << " bits";
+  }
 }
 
 // The ratios the issue asks for, against dense fp32 (2(P−1)/P·4d): APS-8 and Global-QSGD-8

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <random>
 
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/compress/gtopk.hpp"
+#include "support/simulated_merge.hpp"
 #include "support/test_support.hpp"
 
 using namespace minisgd;
@@ -93,4 +96,80 @@ TEST(GTopK, SendsKPairsPerRound) {
   c.reduce(g, sum);
   const auto bytes = world.allreduce_value<std::uint64_t>(world.stats()[comm::Kind::sendrecv].bytes_sent, comm::Op::max);
   EXPECT_EQ(bytes, 8u * c.k() * std::uint64_t(comm::ceil_log2(world.size())));
+}
+
+namespace {
+
+/// The test's own merge of two lists: the sums at shared indices (fp32), then the k entries of
+/// largest magnitude (ties to the smaller index), by index.
+std::vector<IndexValue> reference_merge(const std::vector<IndexValue>& a,
+                                        const std::vector<IndexValue>& b, std::size_t k) {
+  std::map<std::int32_t, float> sum;
+  for (const auto& e : a) sum[e.index] = e.value;
+  for (const auto& e : b) {
+    const auto it = sum.find(e.index);
+    if (it == sum.end()) sum[e.index] = e.value;
+    else it->second = it->second + e.value;
+  }
+  std::vector<IndexValue> all;
+  for (const auto& [i, v] : sum) all.push_back({i, v});
+  std::stable_sort(all.begin(), all.end(), [](const IndexValue& x, const IndexValue& y) {
+    return std::fabs(x.value) > std::fabs(y.value);  // stable: ties keep index order
+  });
+  all.resize(std::min(all.size(), k));
+  std::sort(all.begin(), all.end(),
+            [](const IndexValue& x, const IndexValue& y) { return x.index < y.index; });
+  return all;
+}
+
+}  // namespace
+
+// The merge through the real schedule for simulated P up to 64 equals a greedy tree built here:
+// rank p2+i folded into rank i, then log2 p2 rounds in which list i merges with list i xor 2^j.
+// (A merge that kept the k smallest entries would still give equal, conserving results on every
+// rank; this comparison would catch it.)
+TEST(GTopK, MergeEqualsAnIndependentGreedyTree) {
+  const std::size_t k = 12, d = 200;
+  for (const int P : {1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32, 33, 64}) {
+    std::mt19937_64 gen(P);
+    std::uniform_int_distribution<int> level(-64, 64);
+    std::vector<std::vector<IndexValue>> lists(P);
+    for (auto& l : lists) {  // k distinct sorted indices with random values per rank
+      std::vector<std::int32_t> idx(d);
+      for (std::size_t i = 0; i < d; ++i) idx[i] = std::int32_t(i);
+      std::shuffle(idx.begin(), idx.end(), gen);
+      idx.resize(k);
+      std::sort(idx.begin(), idx.end());
+      for (const auto i : idx) l.push_back({i, level(gen) / 4.0f});
+    }
+    std::vector<std::vector<std::uint8_t>> data(P);
+    for (int r = 0; r < P; ++r) {
+      data[r].resize(k * sizeof(IndexValue));
+      std::memcpy(data[r].data(), lists[r].data(), data[r].size());
+    }
+    test::simulate_merge_allreduce(
+        comm::MergeShape::whole, data, sizeof(IndexValue),
+        [k](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t n,
+            const comm::PlanStep&) {
+          auto* a = reinterpret_cast<IndexValue*>(own);
+          const auto out = compress::merge_top_k(a, reinterpret_cast<const IndexValue*>(received), n);
+          std::copy(out.begin(), out.end(), a);
+        });
+    int p2 = 1;
+    while (2 * p2 <= P) p2 *= 2;
+    std::vector<std::vector<IndexValue>> tree(lists.begin(), lists.begin() + p2);
+    for (int r = p2; r < P; ++r) tree[r - p2] = reference_merge(tree[r - p2], lists[r], k);
+    for (int step = 1; step < p2; step *= 2) {
+      std::vector<std::vector<IndexValue>> next(p2);
+      for (int i = 0; i < p2; ++i) next[i] = reference_merge(tree[i], tree[i ^ step], k);
+      tree = next;
+    }
+    for (int r = 0; r < P; ++r) {
+      const auto* got = reinterpret_cast<const IndexValue*>(data[r].data());
+      for (std::size_t j = 0; j < k; ++j) {
+        ASSERT_EQ(got[j].index, tree[0][j].index) << "P " << P << " rank " << r << " entry " << j;
+        ASSERT_EQ(got[j].value, tree[0][j].value) << "P " << P << " rank " << r << " entry " << j;
+      }
+    }
+  }
 }

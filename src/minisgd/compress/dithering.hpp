@@ -4,9 +4,11 @@
 // Standard dithering: y ∈ ℝ → ⌊y⌋ or ⌊y⌋+1, up with probability y − ⌊y⌋.
 // Exponential dithering of |y| ≤ ½: write |y| = m·2^e with m ∈ [½, 1); keep 2^e with
 // probability 2m − 1, else 2^(e−1) (expectation m·2^e). A code is one byte: bit 7 the sign,
-// bits 0..6 k = −e ∈ [0, 126] for the value ±2^(−k); k = 127 is zero. Below 2^−126 a value
-// becomes 2^−126 or 0, again without bias. Probabilities come from 32 random bits, so every
-// choice is unbiased to within 2^−32 of the step it rounds across.
+// bits 0..6 k = −e ∈ [0, 126] for the value ±2^(−k); 0x7F is zero and 0xFF is NaN (what a
+// NaN, an infinity or a value outside the range encodes to, so it is never laundered into a
+// finite code; a merge with NaN is NaN). Below 2^−126 a value becomes 2^−126 or 0, again
+// without bias. Probabilities come from 32 random bits, so every choice is unbiased to within
+// 2^−32 of the step it rounds across.
 #include <cmath>
 #include <cstdint>
 
@@ -23,6 +25,16 @@ KOKKOS_INLINE_FUNCTION double stochastic_round(double y, std::uint32_t random) {
   return lo + double(double(random) < (y - lo) * 4294967296.0);
 }
 
+/// The integer level of y, |y| ≤ levels: SR(y) clamped to [−levels, levels], because y can
+/// exceed `levels` by an ulp of rounding (g·fl(L/M) at g = ±M) and must never round to
+/// levels + 1 (the sum of P codes would overflow its type). A NaN y gives 0: levels carry no
+/// NaN, so callers propagate non-finite input through the scale instead.
+KOKKOS_INLINE_FUNCTION std::int32_t stochastic_level(double y, int levels, std::uint32_t random) {
+  if (!(y == y)) return 0;
+  const double q = stochastic_round(y, random);
+  return std::int32_t(q < -levels ? -levels : (q > levels ? levels : q));
+}
+
 /// Integer codes of 1, 2 or 4 bytes, stored in a byte buffer.
 KOKKOS_INLINE_FUNCTION void store_level(std::uint8_t* codes, int bytes, std::size_t i, std::int32_t q) {
   if (bytes == 1) reinterpret_cast<std::int8_t*>(codes)[i] = std::int8_t(q);
@@ -35,25 +47,28 @@ KOKKOS_INLINE_FUNCTION std::int32_t load_level(const std::uint8_t* codes, int by
   return reinterpret_cast<const std::int32_t*>(codes)[i];
 }
 
-/// codes[i] = SR(local(i)·factor), with the random bits of element first + i at (key, step).
+/// codes[i] = SR(local(i)·factor) within ±levels, with the random bits of element first + i
+/// at (key, step).
 template <class T>
-void encode_levels(const Vector<T>& local, double factor, std::uint64_t key, std::uint64_t step,
-                   std::uint64_t first, int bytes, std::uint8_t* codes) {
+void encode_levels(const Vector<T>& local, double factor, int levels, std::uint64_t key,
+                   std::uint64_t step, std::uint64_t first, int bytes, std::uint8_t* codes) {
   Kokkos::parallel_for(
       "minisgd::encode_levels", Kokkos::RangePolicy<ExecSpace>(0, local.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) {
-        const double q = stochastic_round(double(local(i)) * factor,
-                                          precision::sr_bits(key, step, first + i));
-        store_level(codes, bytes, i, std::int32_t(q));
+        store_level(codes, bytes, i,
+                    stochastic_level(double(local(i)) * factor, levels,
+                                     precision::sr_bits(key, step, first + i)));
       });
 }
 
 namespace exp_dither {
 
-constexpr std::uint8_t zero = 127;
+constexpr std::uint8_t zero = 0x7F;
+constexpr std::uint8_t nan = 0xFF;
 constexpr int kmax = 126;
 
-KOKKOS_INLINE_FUNCTION bool is_zero(std::uint8_t c) { return (c & 0x7F) == zero; }
+KOKKOS_INLINE_FUNCTION bool is_zero(std::uint8_t c) { return c == zero; }
+KOKKOS_INLINE_FUNCTION bool is_nan(std::uint8_t c) { return c == nan; }
 KOKKOS_INLINE_FUNCTION int magnitude(std::uint8_t c) { return c & 0x7F; }
 KOKKOS_INLINE_FUNCTION bool negative(std::uint8_t c) { return (c >> 7) != 0; }
 KOKKOS_INLINE_FUNCTION std::uint8_t code(bool negative, int k) {
@@ -62,6 +77,7 @@ KOKKOS_INLINE_FUNCTION std::uint8_t code(bool negative, int k) {
 
 KOKKOS_INLINE_FUNCTION float decode(std::uint8_t c) {
   if (is_zero(c)) return 0.0f;
+  if (is_nan(c)) return precision::float_from_bits(0x7FC00000u);
   const float v = precision::pow2(-magnitude(c));
   return negative(c) ? -v : v;
 }
@@ -71,9 +87,11 @@ KOKKOS_INLINE_FUNCTION bool with_probability_pow2(int n, std::uint32_t random) {
   return n == 0 || (n < 32 && random < (std::uint32_t(1) << (32 - n)));
 }
 
-/// Code of y, |y| ≤ ½, rounded between neighbouring powers of two without bias.
+/// Code of y, |y| ≤ ½, rounded between neighbouring powers of two without bias; NaN, ±∞ and
+/// |y| ≥ 1 (outside the contract) give the NaN code.
 KOKKOS_INLINE_FUNCTION std::uint8_t encode(double y, std::uint32_t random) {
   if (y == 0.0) return zero;
+  if (!(y > -1.0 && y < 1.0)) return nan;
   const bool neg = y < 0;
   const std::uint64_t bits = precision::to_bits(neg ? -y : y);
   const int e2 = int((bits >> 52) & 0x7FF) - 1023;  // |y| = 1.f·2^e2, so m = 1.f/2, e = e2+1
@@ -90,6 +108,7 @@ KOKKOS_INLINE_FUNCTION std::uint8_t encode(double y, std::uint32_t random) {
 /// result falls below 2^−126). Operands in any order give the same result.
 KOKKOS_INLINE_FUNCTION std::uint8_t merge(std::uint8_t a, std::uint8_t b, std::uint32_t random,
                                           std::uint32_t random2) {
+  if (is_nan(a) || is_nan(b)) return nan;
   if (is_zero(a)) return b;
   if (is_zero(b)) return a;
   const int ka = magnitude(a), kb = magnitude(b);

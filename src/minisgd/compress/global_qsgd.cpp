@@ -1,5 +1,6 @@
 #include "minisgd/compress/global_qsgd.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "minisgd/comm/merge_allreduce.hpp"
@@ -8,11 +9,12 @@
 
 namespace minisgd::compress {
 
-GlobalLevels GlobalLevels::of(int bits, int ranks) {
+GlobalLevels GlobalLevels::of(int bits, int ranks, bool int16_sums) {
   const long long per_rank = ((1ll << (bits - 1)) - 1) / ranks;
   const long long levels = per_rank < 1 ? 1 : per_rank;
   const long long most = levels * ranks;
-  const int bytes = most <= INT8_MAX ? 1 : most <= INT16_MAX ? 2 : most <= INT32_MAX ? 4 : 0;
+  int bytes = most <= INT8_MAX ? 1 : most <= INT16_MAX ? 2 : most <= INT32_MAX ? 4 : 0;
+  if (bytes == 2 && !int16_sums) bytes = 4;
   if (bytes == 0) throw std::invalid_argument("global-qsgd: too many ranks for 32-bit sums");
   return {int(levels), bytes};
 }
@@ -25,7 +27,7 @@ GlobalQsgd<T>::GlobalQsgd(comm::Communicator& comm, std::size_t d, int bits, boo
       bits_(bits),
       exponential_(exponential),
       seed_(seed),
-      levels_(GlobalLevels::of(bits, comm.size())),
+      levels_(GlobalLevels::of(bits, comm.size(), comm.backend().rfind("nccl", 0) != 0)),
       codes_("global_qsgd_codes", d * (exponential ? 1 : levels_.code_bytes)) {}
 
 template <class T>
@@ -42,16 +44,20 @@ nlohmann::json GlobalQsgd<T>::describe() const {
 
 template <class T>
 void GlobalQsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
+  // A NaN counts as +∞ (a max drops NaN), so every rank sees a non-finite scale and the sum
+  // becomes NaN instead of finite codes.
   double local_max = 0;
   Kokkos::parallel_reduce(
       "minisgd::global_qsgd_max", Kokkos::RangePolicy<ExecSpace>(0, d_),
       KOKKOS_LAMBDA(const std::int64_t i, double& m) {
-        const double a = local(i) < 0 ? -double(local(i)) : double(local(i));
-        m = kmax(m, a);
+        const double g = double(local(i));
+        m = kmax(m, g == g ? (g < 0 ? -g : g) : HUGE_VAL);
       },
       Kokkos::Max<double>(local_max));
   const double scale = comm_.allreduce_value(local_max, comm::Op::max);
-  if (scale == 0) {
+  if (!(scale < HUGE_VAL)) {
+    Kokkos::deep_copy(sum, T(NAN));
+  } else if (scale == 0) {
     Kokkos::deep_copy(sum, T(0));
   } else if (exponential_) {
     reduce_exponential(local, sum, scale);
@@ -64,7 +70,7 @@ void GlobalQsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 template <class T>
 void GlobalQsgd<T>::reduce_levels(const Vector<T>& local, const Vector<T>& sum, double scale) {
   const int bytes = levels_.code_bytes;
-  encode_levels(local, double(levels_.levels) / scale, stream_key(seed_, 0), step_,
+  encode_levels(local, double(levels_.levels) / scale, levels_.levels, stream_key(seed_, 0), step_,
                 std::uint64_t(comm_.rank()) * d_, bytes, codes_.device.data());
   // |Σq| ≤ P·L fits the code type by construction (GlobalLevels): the integer sum is exact.
   void* host = codes_.to_host();

@@ -14,8 +14,12 @@ namespace {
 // still hold that rank's contribution (indices are below 2^31).
 constexpr std::uint32_t kCarried = 0x80000000u;
 
+/// Larger magnitude first, ties to the smaller index; NaN above everything, so a NaN in a
+/// gradient survives every merge instead of falling out of an unordered comparison.
 bool larger(const IndexValue& x, const IndexValue& y) {
-  const float ax = std::fabs(x.value), ay = std::fabs(y.value);
+  const bool nx = std::isnan(x.value), ny = std::isnan(y.value);
+  if (nx != ny) return nx;
+  const float ax = nx ? 0.0f : std::fabs(x.value), ay = ny ? 0.0f : std::fabs(y.value);
   return ax > ay || (ax == ay && x.index < y.index);
 }
 

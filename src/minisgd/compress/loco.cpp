@@ -13,8 +13,7 @@ KOKKOS_INLINE_FUNCTION float team_max_abs(const Team& team, const Vector<float>&
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(team, n),
       [&](const std::size_t t, float& acc) {
-        const float a = v(first + t);
-        acc = kmax(acc, a < 0 ? -a : a);
+        acc = kmax(acc, loco::max_magnitude(v(first + t)));
       },
       Kokkos::Max<float>(m));
   return m;
@@ -25,12 +24,16 @@ Buffer error_buffer(const std::string& name, std::size_t values, std::size_t gro
   return {Vector<std::int8_t>(name + "_codes", values), Vector<float>(name + "_steps", groups)};
 }
 
-/// v += deQ(e), the stored compensation error.
+/// v += deQ(e), the stored compensation error. Steps are kept per chunk and group (a chunk's
+/// last group may be short), so value i of chunk i / length is in group (i % length) / group.
 void add_error(const Vector<float>& v, const Vector<std::int8_t>& codes, const Vector<float>& steps,
-               std::size_t group) {
+               const loco::ChunkLayout& L) {
   Kokkos::parallel_for(
       "minisgd::loco_add_error", Kokkos::RangePolicy<ExecSpace>(0, v.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { v(i) += float(codes(i)) * steps(i / group); });
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::size_t c = i / L.length, g = (i % L.length) / L.group;
+        v(i) += float(codes(i)) * steps(c * L.groups + g);
+      });
 }
 
 /// Quantizes v (chunks × layout.length values, compensation already added) into `payload`
@@ -65,9 +68,8 @@ void compensated_quantize(const Vector<float>& v, std::size_t chunks, const loco
         team.team_barrier();
         const float new_step = team_max_abs(team, v, base + first, n) / 127.0f;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const std::size_t t) {
-          using std::rint;
           const std::size_t i = base + first + t;
-          e_codes(i) = new_step == 0.0f ? std::int8_t(0) : std::int8_t(rint(v(i) / new_step));
+          e_codes(i) = loco::error_code(v(i), new_step);
         });
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
           L.set_step(chunk, g, step);
@@ -122,7 +124,7 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   Kokkos::parallel_for(
       "minisgd::loco_load", Kokkos::RangePolicy<ExecSpace>(0, v.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) { v(i) = std::size_t(i) < d ? float(local(i)) : 0.0f; });
-  add_error(v_, sent_error_.codes, sent_error_.steps, L.group);
+  add_error(v_, sent_error_.codes, sent_error_.steps, L);
   compensated_quantize(v_, ranks, L, beta_, sent_error_.codes, sent_error_.steps, send_.device);
   comm_.alltoall(send_.to_host(), received_.host.data(), L.bytes, comm::DType::u8);
   received_.to_device();
@@ -137,7 +139,7 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
         for (int p = 0; p < ranks; ++p) s += L.value(&received(p * L.bytes), j);
         owned_v(j) = s;
       });
-  add_error(owned_v_, owned_error_.codes, owned_error_.steps, L.group);
+  add_error(owned_v_, owned_error_.codes, owned_error_.steps, L);
   compensated_quantize(owned_v_, 1, L, beta_, owned_error_.codes, owned_error_.steps,
                        owned_.device);
   comm_.allgather(owned_.to_host(), gathered_.host.data(), L.bytes, comm::DType::u8);

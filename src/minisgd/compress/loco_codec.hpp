@@ -14,14 +14,31 @@
 
 namespace minisgd::compress::loco {
 
+/// A NaN or ∞ in a group makes its step +∞ (see max_magnitude) and every code 0, so the
+/// group decodes to 0·∞ = NaN: non-finite input stays non-finite and never reaches an
+/// undefined float→int conversion.
 KOKKOS_INLINE_FUNCTION int quantize(float v, float step, int levels) {
   using std::rint;
   if (step == 0.0f) return 0;
   const float r = rint(v / step);
+  if (!(r == r)) return 0;
   return r < -levels ? -levels : (r > levels - 1 ? levels - 1 : int(r));
 }
 
 KOKKOS_INLINE_FUNCTION float dequantize(int q, float step) { return float(q) * step; }
+
+/// |v| for a group maximum, with NaN as +∞ (a max reduction would drop a NaN).
+KOKKOS_INLINE_FUNCTION float max_magnitude(float v) {
+  return v == v ? (v < 0 ? -v : v) : float(HUGE_VAL);
+}
+
+/// The int8 code of a stored error e with step max|e|/127 (0 where the ratio is not finite).
+KOKKOS_INLINE_FUNCTION std::int8_t error_code(float e, float step) {
+  using std::rint;
+  if (step == 0.0f) return 0;
+  const float r = rint(e / step);
+  return r == r && r >= -127.0f && r <= 127.0f ? std::int8_t(r) : std::int8_t(0);
+}
 
 KOKKOS_INLINE_FUNCTION float compensate(float beta, float e_old, float v, float deq) {
   return beta * e_old + (1.0f - beta) * (v - deq);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "minisgd/compress/dithering.hpp"
+#include "minisgd/core/ordered_sum.hpp"
 
 namespace minisgd::compress {
 
@@ -29,11 +30,12 @@ nlohmann::json Qsgd<T>::describe() const {
 
 template <class T>
 void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
-  double norm2 = 0;
-  Kokkos::parallel_reduce(
-      "minisgd::qsgd_norm", Kokkos::RangePolicy<ExecSpace>(0, d_),
-      KOKKOS_LAMBDA(const std::int64_t i, double& s) { s += double(local(i)) * double(local(i)); },
-      norm2);
+  // A fixed summation order, so the scale (and every code) is the same for any thread count.
+  // A NaN or ∞ makes the scale non-finite and the decoded sum NaN (codes times the scale).
+  const double norm2 = ordered_sum("minisgd::qsgd_norm", std::int64_t(d_),
+                                   KOKKOS_LAMBDA(const std::int64_t i) {
+                                     return double(local(i)) * double(local(i));
+                                   });
   const double scale = std::sqrt(norm2);
   const double levels = double((1 << (bits_ - 1)) - 1);
   const std::uint64_t key = stream_key(seed_, 0), step = step_;
@@ -49,7 +51,7 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
                                         precision::sr_bits(key, step, first + i));
         });
   } else {
-    encode_levels(local, scale > 0 ? levels / scale : 0.0, key, step, first, code_bytes_,
+    encode_levels(local, scale > 0 ? levels / scale : 0.0, int(levels), key, step, first, code_bytes_,
                   codes.data());
   }
   comm_.allgather(&scale, scales_.host.data(), 1);

@@ -62,6 +62,13 @@ struct Rounder {
   }
 };
 
+/// The seed of rank `rank` for rounding values that differ per rank and are later added
+/// across ranks (partial Gram and margins): with one seed per rank their stochastic rounding
+/// errors are independent, so the variance of the sum grows like P, not P².
+inline std::uint64_t rank_seed(std::uint64_t seed, int rank) {
+  return seed ^ (0xD1B54A32D192ED03ull * (std::uint64_t(rank) + 1));
+}
+
 /// Typed rounding: round x (any compiled type) to the format, then store as To (exact when
 /// To is the format's container).
 template <class To, class From>

@@ -44,16 +44,18 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
   if (arithmetic != real_.compute || precision::format_traits<S>::format != real_.storage)
     throw std::logic_error("CaSgdStepper instantiated with types that do not realize the plan");
   gram_.set_engine(c.precision.gram_engine, c.precision.tf32);
-  const auto seed = c.run.seed;
+  // Every rank rounds its own columns' data with its own random bits; only the recurrence,
+  // which every rank computes identically from the reduced Gram, shares the run's seed.
+  const auto seed = c.run.seed, own = precision::rank_seed(seed, comm.rank());
   // Gram inputs come from storage of any width, so their rounding is relative to fp64.
-  gram_input_ = precision::rounder(plan_, Knob::gram_input, Format::fp64, seed);
-  gram_accum_ = precision::rounder(plan_, Knob::gram_accum, arithmetic, seed);
-  gram_wire_ = precision::rounder(plan_, Knob::gram_wire, arithmetic, seed);
-  margin_accum_ = precision::rounder(plan_, Knob::margin_accum, arithmetic, seed);
-  margin_wire_ = precision::rounder(plan_, Knob::margin_wire, arithmetic, seed);
+  gram_input_ = precision::rounder(plan_, Knob::gram_input, Format::fp64, own);
+  gram_accum_ = precision::rounder(plan_, Knob::gram_accum, arithmetic, own);
+  gram_wire_ = precision::rounder(plan_, Knob::gram_wire, arithmetic, own);
+  margin_accum_ = precision::rounder(plan_, Knob::margin_accum, arithmetic, own);
+  margin_wire_ = precision::rounder(plan_, Knob::margin_wire, arithmetic, own);
   recurrence_ = precision::rounder(plan_, Knob::recurrence, arithmetic, seed);
-  gradient_accum_ = precision::rounder(plan_, Knob::gradient_accum, arithmetic, seed);
-  weights_ = precision::rounder(plan_, Knob::weights, arithmetic, seed);
+  gradient_accum_ = precision::rounder(plan_, Knob::gradient_accum, arithmetic, own);
+  weights_ = precision::rounder(plan_, Knob::weights, arithmetic, own);
 }
 
 template <class S, class A>
