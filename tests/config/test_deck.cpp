@@ -63,3 +63,15 @@ TEST(Deck, YamlSyntaxErrorNamesLine) {
 TEST(Deck, FileSourceNeedsPath) {
   EXPECT_NE(minisgd::test::deck_error("data: {source: libsvm}").find("data.path: required"), std::string::npos);
 }
+
+// A key or section given twice is an error naming it and both lines, at any depth (yaml-cpp
+// keeps both entries and reads the first, so the deck would run with half of what it says).
+TEST(Deck, DuplicateKeysAreErrors) {
+  EXPECT_EQ(minisgd::test::deck_error("solver:\n  epochs: 2\n  batch_size: 4\n  epochs: 3\n"),
+            "test-deck:4: duplicate key 'solver.epochs' (first given on line 2)");
+  EXPECT_EQ(minisgd::test::deck_error("solver: {epochs: 2}\nmodel: {l2: 0}\nsolver: {epochs: 3}\n"),
+            "test-deck:3: duplicate key 'solver' (first given on line 1)");
+  EXPECT_EQ(minisgd::test::deck_error("compression: {loco: {bits: 4, bits: 8}}\n"),
+            "test-deck:1: duplicate key 'compression.loco.bits' (first given on line 1)");
+  EXPECT_EQ(minisgd::test::deck_error("solver: {epochs: 2}\n", {"solver.epochs=3"}), "no error");
+}

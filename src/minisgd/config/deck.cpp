@@ -1,6 +1,7 @@
 #include "minisgd/config/deck.hpp"
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -180,6 +181,9 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
     p->dithering = m.choice("dithering", p->dithering, {"standard", "exponential"});
     if (p->dithering == "exponential" && p->bits != 8)
       m.fail("bits", "exponential dithering sends one-byte codes: bits must be 8");
+    if (p == &c.global_qsgd && p->bits < 8)
+      m.fail("bits", "Global-QSGD's codes are summed as whole integers (at least a byte "
+                     "each), so fewer bits would not send fewer bytes: bits must be 8 to 16");
     m.finish();
   }
   DeckSection aps = s.section("aps");
@@ -194,6 +198,8 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
   aps.finish();
   DeckSection loco = s.section("loco");
   c.loco.bits = static_cast<int>(loco.integer("bits", c.loco.bits, 2, 8));
+  if (c.loco.bits != 4 && c.loco.bits != 8)
+    loco.fail("bits", "codes are packed two to a byte or one to a byte: bits must be 4 or 8");
   c.loco.beta = loco.number("beta", c.loco.beta, 0.0, 1.0);
   if (c.loco.beta >= 1) loco.fail("beta", "must be in [0, 1)");
   c.loco.reset_period = loco.integer("reset_period", c.loco.reset_period, 1);
@@ -203,8 +209,11 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
   s.finish();
 }
 
-void read_comm(DeckSection s, CommConfig& c) {
+void read_comm(DeckSection s, CommConfig& c, const CompressionConfig& compression) {
   c.backend = s.choice("backend", c.backend, {"mpi", "nccl"});
+  if (c.backend == "nccl" && compression.method == "aps")
+    s.fail("backend", "nccl cannot carry compression.method: aps (its int16 block exponents "
+                      "need a 16-bit integer reduction, which NCCL lacks); use comm.backend: mpi");
   c.gpu_aware = s.flag("gpu_aware", false);
   if (c.gpu_aware && c.backend != "mpi")
     s.fail("gpu_aware", "applies to comm.backend: mpi (NCCL always takes device buffers)");
@@ -231,6 +240,30 @@ void read_validation(DeckSection s, ValidationConfig& c) {
   c.reference_loss = s.optional_number("reference_loss", -kInf, kInf);
   c.tolerance = s.number("tolerance", c.tolerance, 0.0);
   s.finish();
+}
+
+/// yaml-cpp keeps both entries of a key given twice and reads the first: a deck that says
+/// `epochs` twice (or `solver:` twice) would run silently with half of what it says. Keys
+/// that are maps or lists (`? [a]: 1`) are refused here too.
+void reject_duplicate_keys(const YAML::Node& node, const std::string& path,
+                           const std::string& origin) {
+  if (node.IsSequence())
+    for (const auto& item : node) reject_duplicate_keys(item, path, origin);
+  if (!node.IsMap()) return;
+  std::map<std::string, int> line_of;
+  for (const auto& kv : node) {
+    const int line = kv.first.Mark().line + 1;
+    if (!kv.first.IsScalar())
+      throw InputError(origin + ":" + std::to_string(line) + ": " + (path.empty() ? "deck" : path) +
+                       ": a key must be a plain name, not a map or list");
+    const std::string key = kv.first.Scalar();
+    const std::string full = path.empty() ? key : path + "." + key;
+    const auto [it, fresh] = line_of.emplace(key, line);
+    if (!fresh)
+      throw InputError(origin + ":" + std::to_string(line) + ": duplicate key '" + full +
+                       "' (first given on line " + std::to_string(it->second) + ")");
+    reject_duplicate_keys(kv.second, full, origin);
+  }
 }
 
 /// Applies `a.b.c=value` to the tree; the value is parsed as YAML so types stay checkable.
@@ -277,6 +310,7 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   }
   if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw InputError(origin + ": a deck is a map of sections");
+  reject_duplicate_keys(root, "", origin);
   std::set<std::string> overridden;
   for (const auto& o : overrides) apply_override(root, o, overridden);
 
@@ -289,7 +323,7 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   read_solver(top.section("solver"), c.solver);
   read_precision(top.section("precision"), c.precision, c.solver.method);
   read_compression(top.section("compression"), c.compression, c.solver);
-  read_comm(top.section("comm"), c.comm);
+  read_comm(top.section("comm"), c.comm, c.compression);
   read_output(top.section("output"), c.output);
   read_validation(top.section("validation"), c.validation);
   top.finish();
