@@ -1,17 +1,40 @@
 #pragma once
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdlib>
 #include <ostream>
 #include <string>
+#include <thread>
 
-#include "minisgd/comm/communicator.hpp"
+#include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/core/errors.hpp"
 
 namespace minisgd {
 
-/// Runs f on every rank of comm. If it throws anywhere, the lowest failing rank prints its
-/// one-line message to `err` and every rank throws Abort with the largest exit code, so an
-/// error on one rank never leaves the others waiting in a collective.
+/// How long a failed rank waits for the others to reach the agreement before it ends the
+/// whole job: they may be waiting for it in a collective of the run and would never come.
+constexpr double kAgreementPatienceSeconds = 3.0;
+
+/// Test hook, documented in docs/running.md: with MINISGD_INJECT_FAILURE=<rank>:<phase> in the
+/// environment, that rank throws at the start of `phase` ("train"), so a test can check that a
+/// failure on one rank ends the whole job within seconds.
+inline void injected_failure(const char* phase, int rank) {
+  const char* spec = std::getenv("MINISGD_INJECT_FAILURE");
+  if (spec && std::string(spec) == std::to_string(rank) + ":" + phase)
+    throw RuntimeFailure(std::string("injected failure on rank ") + std::to_string(rank) +
+                         " at " + phase + " (MINISGD_INJECT_FAILURE)");
+}
+
+/// Runs f on every rank of world. If it throws anywhere, the lowest failing rank prints its
+/// one-line message to `err` and every rank throws Abort with the largest exit code. The
+/// agreement runs on a communicator of its own, so it never matches a collective of the run:
+/// a rank that failed while the others went on into a collective (which waits for it forever)
+/// prints its message and calls MPI_Abort after kAgreementPatienceSeconds instead of hanging.
 template <class F>
-void collectively(comm::Communicator& comm, std::ostream& err, F&& f) {
+void collectively(comm::MpiCommunicator& world, std::ostream& err, F&& f) {
+  MPI_Comm agree;
+  MPI_Comm_dup(world.native(), &agree);
   int code = 0;
   std::string msg;
   try {
@@ -26,11 +49,30 @@ void collectively(comm::Communicator& comm, std::ostream& err, F&& f) {
     code = kRuntimeFailure;
     msg = std::string("internal error: ") + e.what();
   }
-  const int worst = comm.allreduce_value(code, comm::Op::max);
-  if (worst == 0) return;
-  const int first = comm.allreduce_value(code != 0 ? comm.rank() : comm.size(), comm::Op::min);
-  if (comm.rank() == first) err << "minisgd: error: " << msg << std::endl;
-  throw Abort{worst};
+  const int rank = world.rank(), size = world.size();
+  int mine[2] = {code, code != 0 ? size - rank : 0}, all[2] = {0, 0};  // max: worst, lowest rank
+  MPI_Request request;
+  MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, agree, &request);
+  if (code == 0) {
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  } else {
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration<double>(kAgreementPatienceSeconds);
+    int done = 0;
+    while (!done) {
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (!done && std::chrono::steady_clock::now() > deadline) {
+        err << "minisgd: error: " << msg << " (rank " << rank
+            << "; the other ranks are busy elsewhere: ending the job)" << std::endl;
+        MPI_Abort(world.native(), code);
+      }
+    }
+  }
+  MPI_Comm_free(&agree);
+  if (all[0] == 0) return;
+  if (rank == size - all[1]) err << "minisgd: error: " << msg << std::endl;
+  throw Abort{all[0]};
 }
 
 }  // namespace minisgd

@@ -134,6 +134,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
   RunOutcome o;
   collectively(world, err, [&] {
     Region region("minisgd::train");
+    injected_failure("train", world.rank());
     o.result = train(
         c, nb, *stepper, eval, timers,
         [&](double s) { return world.allreduce_value(s, comm::Op::max); },
