@@ -21,9 +21,9 @@ flags=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 libs=(-lyaml-cpp ${mpi_lib:+-L$mpi_lib} -lmpi)
 
 sources_fuzz_deck=(src/minisgd/config/deck.cpp src/minisgd/config/deck_reader.cpp
-                   src/minisgd/precision/plan.cpp src/minisgd/gpu/gpu_support.cpp)
+                   src/minisgd/precision/plan.cpp)
 sources_fuzz_libsvm=(src/minisgd/data/libsvm.cpp src/minisgd/data/binary_cache.cpp
-                     src/minisgd/report/atomic_file.cpp)
+                     src/minisgd/core/atomic_file.cpp)
 
 for t in "${targets[@]}"; do
   var="sources_${t}[@]"

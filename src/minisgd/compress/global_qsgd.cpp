@@ -27,7 +27,7 @@ GlobalQsgd<T>::GlobalQsgd(comm::Communicator& comm, std::size_t d, int bits, boo
       bits_(bits),
       exponential_(exponential),
       seed_(seed),
-      levels_(GlobalLevels::of(bits, comm.size(), comm.backend().rfind("nccl", 0) != 0)),
+      levels_(GlobalLevels::of(bits, comm.size(), comm.sums_int16())),
       codes_("global_qsgd_codes", d * (exponential ? 1 : levels_.code_bytes)) {}
 
 template <class T>
