@@ -22,8 +22,7 @@ libs=(-lyaml-cpp ${mpi_lib:+-L$mpi_lib} -lmpi)
 
 sources_fuzz_deck=(src/minisgd/config/deck.cpp src/minisgd/config/deck_reader.cpp
                    src/minisgd/precision/plan.cpp)
-sources_fuzz_libsvm=(src/minisgd/data/libsvm.cpp src/minisgd/data/binary_cache.cpp
-                     src/minisgd/core/atomic_file.cpp)
+sources_fuzz_libsvm=(src/minisgd/data/libsvm.cpp)
 
 for t in "${targets[@]}"; do
   var="sources_${t}[@]"

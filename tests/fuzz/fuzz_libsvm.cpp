@@ -1,5 +1,5 @@
-// libFuzzer target: the LIBSVM reader and the binary cache reader (ci/fuzz.sh builds and runs
-// it). The first byte picks the reader and the feature count; the rest is the file. Bad input
+// libFuzzer target: the LIBSVM reader (ci/fuzz.sh builds and runs it). The first byte picks
+// the feature count (0: inferred); the rest is the file. Bad input
 // must end in InputError; any other exception or a crash is a finding.
 #include <unistd.h>
 
@@ -19,11 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     out.write(reinterpret_cast<const char*>(data + 1), std::streamsize(size - 1));
   }
   try {
-    switch (data[0] % 3) {
-      case 0: minisgd::read_libsvm(path, 0); break;
-      case 1: minisgd::read_libsvm(path, 1 + data[0] / 3 % 32); break;
-      default: minisgd::read_binary(path); break;
-    }
+    minisgd::read_libsvm(path, data[0] % 2 ? 1 + data[0] / 2 % 32 : 0);
   } catch (const minisgd::InputError&) {
   }
   return 0;
