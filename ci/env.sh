@@ -14,6 +14,9 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # The MPI tests use up to 4 ranks on 2-core runners: allow more ranks than
 # slots without passing --oversubscribe to every mpirun.
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# With more ranks than cores, a rank waiting in a collective must give its core to the rank it
+# waits for, or a 1-second run takes tens of seconds on a loaded machine.
+export OMPI_MCA_mpi_yield_when_idle=1
 
 # Open MPI's shared-memory transport copies large messages with CMA
 # (process_vm_readv).  Containers under a seccomp filter (Docker's default

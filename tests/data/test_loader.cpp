@@ -143,7 +143,7 @@ TEST(Libsvm, ShareIsTheSameAtEveryRankCountAndFollowsTheShuffle) {
 
 TEST(Libsvm, ErrorsNameTheGlobalLineAtEveryRankCount) {
   comm::MpiCommunicator world(MPI_COMM_WORLD);
-  for (const std::string bad : {std::string("1 1:nan"), std::string("-1 2:x"), std::string("\0\x01\x02junk", 7)}) {
+  for (const std::string& bad : {std::string("1 1:nan"), std::string("-1 2:x"), std::string("\0\x01\x02junk", 7)}) {
     const std::string path = write_libsvm("bad.libsvm", 400, 6, bad, 377);
     const Config c = data_deck("{source: libsvm, path: " + path + ", cache: false}", "row");
     LoadStats stats;
