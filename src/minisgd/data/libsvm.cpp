@@ -78,6 +78,7 @@ std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t f
   if (!std::isfinite(label)) return "label " + token_at(label_at, end) + " is not a finite number";
   const std::size_t first = out.col.size();
   std::int64_t prev = -1;
+  std::string beyond;  // the first index over `features`, reported at the end of the line
   for (;;) {
     while (p < end && blank(*p)) ++p;
     if (p == end) break;
@@ -90,10 +91,12 @@ std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t f
     }
     std::string why;
     if (idx < 1) why = "feature index " + std::to_string(idx) + " < 1";
-    else if (features > 0 && idx > features)
-      why = "feature index " + std::to_string(idx) + " exceeds data.features = " +
-            std::to_string(features);
     else if (idx - 1 <= prev) why = "feature indices must be strictly increasing";
+    else if (features > 0 && idx > features && beyond.empty())
+      // Not returned yet: when the count was inferred from each line's last index, an index
+      // beyond it means a later index on this line is out of order, the real error.
+      beyond = "feature index " + std::to_string(idx) + " exceeds data.features = " +
+               std::to_string(features);
     const char* value_at = r.ptr + 1;
     p = value_at;
     double v = 0;
@@ -109,6 +112,11 @@ std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t f
     prev = idx - 1;
     out.col.push_back(prev);
     out.val.push_back(v);
+  }
+  if (!beyond.empty()) {
+    out.col.resize(first);
+    out.val.resize(first);
+    return beyond;
   }
   out.labels.push_back(label);
   out.row_ptr.push_back(std::int64_t(out.col.size()));
