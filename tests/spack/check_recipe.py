@@ -35,10 +35,7 @@ BACKEND_VARIANTS = {
 }
 
 # User-facing options are those a site may want to change; these are not.
-INTERNAL_OPTIONS = {
-    "MINISGD_ENABLE_DNNL": "no variant yet: oneDNN is used when CMake finds it (default ON)",
-    "MINISGD_ENABLE_CUBLAS": "no variant yet: the recipe turns it on with +cuda (define, not a variant)",
-}
+INTERNAL_OPTIONS = {}
 
 
 class Recorder:
