@@ -13,6 +13,12 @@ data=${2:-fp32}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$root/ci/env.sh"
+# The peer's own packages, installed only when this comparison runs (never by CI).
+if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  ((EUID == 0)) || { echo "needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
+  apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends python3-torch >/dev/null ||
+    { apt-get update -qq && apt-get install -y --no-install-recommends python3-torch >/dev/null; }
+fi
 export KOKKOS_NUM_THREADS=1
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 shape=(--set data.synthetic.rows=100000 --set data.synthetic.features=2000 --set solver.batch_size=256
