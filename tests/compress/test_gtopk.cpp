@@ -149,7 +149,7 @@ TEST(GTopK, MergeEqualsAnIndependentGreedyTree) {
     }
     test::simulate_merge_allreduce(
         comm::MergeShape::whole, data, sizeof(IndexValue),
-        [k](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t n,
+        [](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t n,
             const comm::PlanStep&) {
           auto* a = reinterpret_cast<IndexValue*>(own);
           const auto out = compress::merge_top_k(a, reinterpret_cast<const IndexValue*>(received), n);
