@@ -52,7 +52,7 @@ print_summary() {
   printf '  %-16s        %5d s\n' total $((SECONDS - CI_START))
 }
 trap print_summary EXIT
-want() { [[ " ${MINISGD_CI_STAGES:-static deps gcc-serial gcc-openmp clang-checked gpu} " == *" $1 "* ]]; }
+want() { [[ " ${MINISGD_CI_STAGES:-deps static gcc-serial gcc-openmp clang-checked gpu} " == *" $1 "* ]]; }
 
 # ---- configure, build, test ------------------------------------------------------------------
 # (Stage functions run as an `if` condition, where `set -e` does not apply: every step that can
@@ -113,21 +113,26 @@ clang_checked() {
   # -O2 with assertions on (no NDEBUG). The deck-level runs of every compressor
   # (test_compression_decks) are left to the GCC stages: under ASan + bounds checks they took
   # over 300 s per rank count at -O1; test_compressors and test_codecs cover the same code here.
+  # Parallel tests at 1 and 3 ranks (one rank, and a count that is not a power of two); the GCC
+  # stages run every count of 1..4.
   # shellcheck disable=SC2046
   (export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
    ctest_extra=(-E '^(test_compression_decks[.]|header_self_containment$)')
    build_and_test clang-checked -DCMAKE_CXX_COMPILER=clang++ $(kokkos_args "$prefix") \
       -DMINISGD_ENABLE_DNNL=OFF -DMINISGD_ENABLE_BENCHMARKS=OFF -DMINISGD_ENABLE_TESTS=ON \
+      -DMINISGD_TEST_RANKS="1;3" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1" \
       -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san")
 }
 
+want deps && stage deps ci/install_deps.sh
+
 # ---- static checks (fast: before anything is built) ------------------------------------------
-# no upward include between the layers of src/minisgd (docs/design.md)
-want static && stage static ci/check_layers.sh
+# no upward include between the layers of src/minisgd (docs/design.md); clang-format clean
+static_checks() { ci/check_layers.sh && ci/check_format.sh; }
+want static && stage static static_checks
 
 # ---- the build matrix ------------------------------------------------------------------------
-want deps && stage deps ci/install_deps.sh
 want gcc-serial && stage gcc-serial gcc_serial
 want gcc-openmp && stage gcc-openmp gcc_openmp
 want clang-checked && stage clang-checked clang_checked

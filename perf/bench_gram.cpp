@@ -72,7 +72,8 @@ double bf16_ceiling() {
 }
 
 void report(benchmark::State& state, double flops, double ceiling) {
-  state.counters["GF/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GF/s"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["ceiling_GF/s"] = ceiling * 1e-9;
 }
 
@@ -88,11 +89,14 @@ void BM_Gram(benchmark::State& state, GramPath path) {
     return;
   }
   for (auto _ : state) {
-    if (path == GramPath::team) gram_team(Y, b, G, precision::Rounder{});
-    else gram.compute(Y, b, G, precision::Rounder{});
+    if (path == GramPath::team)
+      gram_team(Y, b, G, precision::Rounder{});
+    else
+      gram.compute(Y, b, G, precision::Rounder{});
     fence();
   }
-  const double ceiling = std::is_same_v<In, bf16> && bf16_ceiling() > 0 ? bf16_ceiling() : sgemm_ceiling();
+  const double ceiling =
+      std::is_same_v<In, bf16> && bf16_ceiling() > 0 ? bf16_ceiling() : sgemm_ceiling();
   report(state, 2.0 * gram_multiply_adds(s, b, n), ceiling);
 }
 

@@ -25,7 +25,8 @@ void BM_SgdStep(benchmark::State& state) {
   Matrix<S> X("X", batches * b, d);
   Vector<double> y("y", batches * b);
   Kokkos::parallel_for(
-      "bench::fill", Kokkos::RangePolicy<ExecSpace>(0, batches * b), KOKKOS_LAMBDA(const std::int64_t i) {
+      "bench::fill", Kokkos::RangePolicy<ExecSpace>(0, batches * b),
+      KOKKOS_LAMBDA(const std::int64_t i) {
         y(i) = (i % 3 == 0) ? (L == Loss::logistic ? -1.0 : 0.0) : 1.0;
         for (std::int64_t c = 0; c < d; ++c)
           X(i, c) = precision::convert<S>(double((i * 7 + c * 13) % 17) / (17.0 * double(d)));

@@ -12,9 +12,11 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("minisgd", std::string(MINISGD_VERSION) + " (" + MINISGD_GIT_HASH + ")");
+  benchmark::AddCustomContext("minisgd",
+                              std::string(MINISGD_VERSION) + " (" + MINISGD_GIT_HASH + ")");
   benchmark::AddCustomContext("kokkos_execution_space", minisgd::ExecSpace::name());
-  benchmark::AddCustomContext("kokkos_concurrency", std::to_string(minisgd::ExecSpace().concurrency()));
+  benchmark::AddCustomContext("kokkos_concurrency",
+                              std::to_string(minisgd::ExecSpace().concurrency()));
   char bw[64];
   std::snprintf(bw, sizeof bw, "%.2f GB/s", minisgd::perf::triad_bandwidth() * 1e-9);
   benchmark::AddCustomContext("measured_triad_bandwidth", bw);

@@ -47,8 +47,8 @@ int convert_main(int argc, char** argv) {
     });
   });
   if (world.rank() == 0)
-    std::cout << "minisgd-convert: " << in << " -> " << out << " (" << rows << " rows, "
-              << format << ")" << std::endl;
+    std::cout << "minisgd-convert: " << in << " -> " << out << " (" << rows << " rows, " << format
+              << ")" << std::endl;
   return 0;
 }
 

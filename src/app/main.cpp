@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "minisgd/app/capabilities.hpp"
 #include "minisgd/app/capability_check.hpp"
 #include "minisgd/app/collective.hpp"
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/deck.hpp"
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/app/capabilities.hpp"
 #include "minisgd/version.hpp"
 
 namespace {
@@ -34,8 +34,8 @@ int run_main(int argc, char** argv) {
   app.add_option("deck", deck, "YAML input deck")->required();
   app.add_option("--set", overrides, "override a deck key: section.key=value (repeatable)");
   app.add_flag("--dry-run", dry_run, "validate the deck, print the resolved configuration, exit");
-  app.set_version_flag("--version", std::string("minisgd ") + MINISGD_VERSION + " (" +
-                                        MINISGD_GIT_HASH + ")");
+  app.set_version_flag("--version",
+                       std::string("minisgd ") + MINISGD_VERSION + " (" + MINISGD_GIT_HASH + ")");
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {

@@ -61,8 +61,8 @@ TEST(MergePlan, SentElementsMatchTheFormula) {
       for (const MergeShape shape : {MergeShape::elementwise, MergeShape::whole}) {
         std::size_t sent = 0;
         for (const auto& s : comm::make_merge_plan(P, r, n, shape).steps) sent += s.send.size();
-        const std::size_t core = shape == MergeShape::whole ? n * comm::ceil_log2(p2)
-                                                            : 2 * (p2 - 1) * n / p2;
+        const std::size_t core =
+            shape == MergeShape::whole ? n * comm::ceil_log2(p2) : 2 * (p2 - 1) * n / p2;
         const std::size_t expect = r >= p2 ? n : core + (r + p2 < P ? n : 0);
         EXPECT_EQ(sent, expect) << "P " << P << " rank " << r;
       }
@@ -100,29 +100,30 @@ std::vector<double> aps_sum(const std::vector<std::vector<float>>& g, precision:
       pack.put(&data[r][el * pack.element_bytes()], 0, codes);
       if (kahan) pack.put(&data[r][el * pack.element_bytes()], 1, zeros);
     }
-  test::simulate_merge_allreduce(
-      MergeShape::elementwise, data, pack.element_bytes(),
-      [&](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t m,
-          const comm::PlanStep&) {
-        for (std::size_t el = 0; el < m; ++el)
-          aps::merge_element(pack, f, own + el * pack.element_bytes(),
-                             received + el * pack.element_bytes());
-      });
+  test::simulate_merge_allreduce(MergeShape::elementwise, data, pack.element_bytes(),
+                                 [&](std::uint8_t* own, const std::uint8_t* received, std::size_t,
+                                     std::size_t m, const comm::PlanStep&) {
+                                   for (std::size_t el = 0; el < m; ++el)
+                                     aps::merge_element(pack, f, own + el * pack.element_bytes(),
+                                                        received + el * pack.element_bytes());
+                                 });
   std::vector<double> out(n);
   overflowed = false;
   for (int r = 0; r < P; ++r)
     for (std::size_t i = 0; i < n; ++i) {
-      const float v = aps::element_value(pack, f, &data[r][(i / pack.per_word) * pack.element_bytes()],
-                                         int(i % pack.per_word));
+      const float v = aps::element_value(
+          pack, f, &data[r][(i / pack.per_word) * pack.element_bytes()], int(i % pack.per_word));
       overflowed |= !std::isfinite(v);
-      if (r == 0) out[i] = aps::unscale(v, shift);
-      else EXPECT_EQ(out[i], aps::unscale(v, shift)) << "ranks disagree";
+      if (r == 0)
+        out[i] = aps::unscale(v, shift);
+      else
+        EXPECT_EQ(out[i], aps::unscale(v, shift)) << "ranks disagree";
     }
   return out;
 }
 
-const ApsCase kApsFormats[] = {{"e5m2", {5, 2}}, {"e4m3", {4, 3}}, {"e3m0", {3, 0}},
-                               {"fp16", {5, 10}}, {"bf16", {8, 7}}};
+const ApsCase kApsFormats[] = {
+    {"e5m2", {5, 2}}, {"e4m3", {4, 3}}, {"e3m0", {3, 0}}, {"fp16", {5, 10}}, {"bf16", {8, 7}}};
 
 }  // namespace
 
@@ -153,7 +154,8 @@ TEST(Aps, NeverOverflowsUpTo64Ranks) {
     for (int P = 1; P <= 64; ++P) {
       for (const float magnitude : {1e-30f, 3.0e-5f, 1.0f, 7.77e12f, 1e30f}) {
         for (const bool kahan : {false, true}) {
-          const std::vector<std::vector<float>> g(P, std::vector<float>{magnitude, -magnitude, magnitude});
+          const std::vector<std::vector<float>> g(
+              P, std::vector<float>{magnitude, -magnitude, magnitude});
           bool overflowed = false;
           const std::vector<double> s = aps_sum(g, c.f, kahan, overflowed);
           ASSERT_FALSE(overflowed) << c.format << " P " << P << " magnitude " << magnitude;
@@ -251,20 +253,23 @@ TEST(Dithering, ExponentialEncodeAndPairwiseMergeAreUnbiased) {
     const double spacing = std::fmax(std::ldexp(1.0, std::ilogb(std::fabs(y))), 0x1p-126);
     EXPECT_NEAR(sum / N, y, tol * spacing) << y;
   }
-  const std::uint8_t codes[] = {ed::code(false, 1), ed::code(false, 2), ed::code(true, 2),
-                                ed::code(false, 5), ed::code(true, 9),  ed::code(false, 126),
-                                ed::code(true, 125), ed::zero};
+  const std::uint8_t codes[] = {
+      ed::code(false, 1), ed::code(false, 2),   ed::code(true, 2),   ed::code(false, 5),
+      ed::code(true, 9),  ed::code(false, 126), ed::code(true, 125), ed::zero};
   for (const std::uint8_t a : codes)
     for (const std::uint8_t b : codes) {
       const double exact = double(ed::decode(a)) + ed::decode(b);
       double sum = 0;
       for (int t = 0; t < N; ++t) {
-        const std::uint8_t m = ed::merge(a, b, precision::sr_bits(9, 1, 2 * t), precision::sr_bits(9, 1, 2 * t + 1));
-        EXPECT_EQ(m, ed::merge(b, a, precision::sr_bits(9, 1, 2 * t), precision::sr_bits(9, 1, 2 * t + 1)));
+        const std::uint8_t m =
+            ed::merge(a, b, precision::sr_bits(9, 1, 2 * t), precision::sr_bits(9, 1, 2 * t + 1));
+        EXPECT_EQ(m, ed::merge(b, a, precision::sr_bits(9, 1, 2 * t),
+                               precision::sr_bits(9, 1, 2 * t + 1)));
         sum += ed::decode(m);
         if (HasFailure()) return;
       }
-      const double spacing = std::fmax(std::fabs(double(ed::decode(a))), std::fabs(double(ed::decode(b))));
+      const double spacing =
+          std::fmax(std::fabs(double(ed::decode(a))), std::fabs(double(ed::decode(b))));
       EXPECT_NEAR(sum / N, exact, tol * spacing) << int(a) << " + " << int(b);
     }
 }
@@ -305,7 +310,8 @@ TEST(Loco, ZeroBetaCompensationIsExact) {
     for (int trial = 0; trial < 2000; ++trial) {
       std::vector<float> v(64);
       float vmax = 0;
-      for (float& x : v) vmax = std::fmax(vmax, std::fabs(x = std::ldexp(normal(gen), exponent(gen) / 3)));
+      for (float& x : v)
+        vmax = std::fmax(vmax, std::fabs(x = std::ldexp(normal(gen), exponent(gen) / 3)));
       const float step = vmax / float(L);
       for (const float x : v) {
         const int q = lc::quantize(x, step, L);

@@ -11,7 +11,6 @@ using test::deck;
 
 namespace {
 
-
 const char* kProblem =
     "run: {seed: 3}\n"
     "data: {source: synthetic, synthetic: {kind: synth, rows: 96, features: 12}}\n"
@@ -42,19 +41,25 @@ TEST(CompressionDeck, ReadsEveryMethodsParameters) {
 
 TEST(CompressionDeck, ErrorsNameTheKey) {
   EXPECT_NE(test::deck_error("solver: {decomposition: column}\ncompression: {method: aps}")
-                .find("compression.method"), std::string::npos);
+                .find("compression.method"),
+            std::string::npos);
   EXPECT_NE(test::deck_error("compression: {aps: {format: fp32}}").find("compression.aps.format"),
             std::string::npos);
   EXPECT_NE(test::deck_error("compression: {qsgd: {bits: 4, dithering: exponential}}")
-                .find("compression.qsgd.bits"), std::string::npos);
+                .find("compression.qsgd.bits"),
+            std::string::npos);
   EXPECT_NE(test::deck_error("compression: {topk: {density: 0}}").find("compression.topk.density"),
             std::string::npos);
-  EXPECT_NE(test::deck_error("compression: {loco: {group_size: 33}}").find("compression.loco.group_size"),
+  EXPECT_NE(
+      test::deck_error("compression: {loco: {group_size: 33}}").find("compression.loco.group_size"),
+      std::string::npos);
+  EXPECT_NE(test::deck_error("compression: {method: zip}").find("compression.method"),
             std::string::npos);
-  EXPECT_NE(test::deck_error("compression: {method: zip}").find("compression.method"), std::string::npos);
-  EXPECT_NE(test::deck_error("solver: {adam: {beta2: 1.0}}").find("solver.adam.beta2"), std::string::npos);
+  EXPECT_NE(test::deck_error("solver: {adam: {beta2: 1.0}}").find("solver.adam.beta2"),
+            std::string::npos);
   EXPECT_NE(test::deck_error("solver: {method: ca-sgd, decomposition: column, optimizer: adam}")
-                .find("solver.optimizer"), std::string::npos);
+                .find("solver.optimizer"),
+            std::string::npos);
 }
 
 // Momentum with μ = 0 is SGD: w − η(g/b + λw) = (1 − ηλ)w − (η/b)g, to rounding in FP64.

@@ -162,8 +162,10 @@ TEST(CompressorBytes, RatiosToDense) {
   };
   EXPECT_LE(ratio("global-qsgd"), 0.26);
   EXPECT_LE(ratio("loco"), 0.14);
-  if ((w.P & (w.P - 1)) == 0) EXPECT_LE(ratio("aps"), 0.26);
-  else EXPECT_LE(ratio("aps"), 0.26 * 1.5);
+  if ((w.P & (w.P - 1)) == 0)
+    EXPECT_LE(ratio("aps"), 0.26);
+  else
+    EXPECT_LE(ratio("aps"), 0.26 * 1.5);
 }
 
 // Through the real collective: blocks from 2^-100 to 2^100 (the per-block scale keeps each in

@@ -47,8 +47,9 @@ TEST(GTopK, EqualsExactTopKOfOneRank) {
   const std::vector<double> gh = host(g), s = host(sum);
   std::vector<std::size_t> order(d);
   for (std::size_t i = 0; i < d; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return std::fabs(gh[a]) > std::fabs(gh[b]); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::fabs(gh[a]) > std::fabs(gh[b]);
+  });
   std::vector<double> expect(d, 0.0);
   for (std::size_t j = 0; j < c.k(); ++j) expect[order[j]] = gh[order[j]];
   EXPECT_EQ(s, expect);
@@ -69,7 +70,8 @@ TEST(GTopK, SameResultOnEveryRankAndResidualsConserveTheSum) {
     std::vector<double> all(d * P);
     world.allgather(s.data(), all.data(), d);
     for (int p = 1; p < P; ++p)
-      ASSERT_TRUE(std::equal(s.begin(), s.end(), all.begin() + p * d)) << "rank " << p << " step " << step;
+      ASSERT_TRUE(std::equal(s.begin(), s.end(), all.begin() + p * d))
+          << "rank " << p << " step " << step;
     std::size_t nonzero = 0;
     for (std::size_t i = 0; i < d; ++i) {
       fed[i] += gh[i];
@@ -94,7 +96,8 @@ TEST(GTopK, SendsKPairsPerRound) {
   Vector<float> g("g", d), sum("sum", d);
   Kokkos::deep_copy(g, 1.0f);
   c.reduce(g, sum);
-  const auto bytes = world.allreduce_value<std::uint64_t>(world.stats()[comm::Kind::sendrecv].bytes_sent, comm::Op::max);
+  const auto bytes = world.allreduce_value<std::uint64_t>(
+      world.stats()[comm::Kind::sendrecv].bytes_sent, comm::Op::max);
   EXPECT_EQ(bytes, 8u * c.k() * std::uint64_t(comm::ceil_log2(world.size())));
 }
 
@@ -108,8 +111,10 @@ std::vector<IndexValue> reference_merge(const std::vector<IndexValue>& a,
   for (const auto& e : a) sum[e.index] = e.value;
   for (const auto& e : b) {
     const auto it = sum.find(e.index);
-    if (it == sum.end()) sum[e.index] = e.value;
-    else it->second = it->second + e.value;
+    if (it == sum.end())
+      sum[e.index] = e.value;
+    else
+      it->second = it->second + e.value;
   }
   std::vector<IndexValue> all;
   for (const auto& [i, v] : sum) all.push_back({i, v});
@@ -147,14 +152,14 @@ TEST(GTopK, MergeEqualsAnIndependentGreedyTree) {
       data[r].resize(k * sizeof(IndexValue));
       std::memcpy(data[r].data(), lists[r].data(), data[r].size());
     }
-    test::simulate_merge_allreduce(
-        comm::MergeShape::whole, data, sizeof(IndexValue),
-        [](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t n,
-            const comm::PlanStep&) {
-          auto* a = reinterpret_cast<IndexValue*>(own);
-          const auto out = compress::merge_top_k(a, reinterpret_cast<const IndexValue*>(received), n);
-          std::copy(out.begin(), out.end(), a);
-        });
+    test::simulate_merge_allreduce(comm::MergeShape::whole, data, sizeof(IndexValue),
+                                   [](std::uint8_t* own, const std::uint8_t* received, std::size_t,
+                                      std::size_t n, const comm::PlanStep&) {
+                                     auto* a = reinterpret_cast<IndexValue*>(own);
+                                     const auto out = compress::merge_top_k(
+                                         a, reinterpret_cast<const IndexValue*>(received), n);
+                                     std::copy(out.begin(), out.end(), a);
+                                   });
     int p2 = 1;
     while (2 * p2 <= P) p2 *= 2;
     std::vector<std::vector<IndexValue>> tree(lists.begin(), lists.begin() + p2);

@@ -69,8 +69,8 @@ TEST(NonFinite, ReachesTheSumOfEveryMethod) {
                         {"gtopk", "gtopk: {density: 0.1}"},
                         {"loco", ""},
                         {"loco", "loco: {bits: 8, beta: 0}"}};
-  for (const float bad : {std::numeric_limits<float>::quiet_NaN(),
-                          std::numeric_limits<float>::infinity()}) {
+  for (const float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     for (const Case& c : cases) {
       auto comp = compress::make_compressor<float>(method(c.method, c.params), 5, kD, training);
       Vector<float> sum("sum", kD);
@@ -149,15 +149,18 @@ TEST(NcclTypes, AvoidedOrRefused) {
 // Widths that would not send fewer bytes are refused, naming the key and line.
 TEST(SubByteWidths, AreRefused) {
   for (const int bits : {2, 3, 5, 6, 7}) {
-    const std::string e = test::deck_error("compression:\n  loco: {bits: " + std::to_string(bits) + "}");
-    EXPECT_NE(e.find("test-deck:2: compression.loco.bits: codes are packed"), std::string::npos) << e;
+    const std::string e =
+        test::deck_error("compression:\n  loco: {bits: " + std::to_string(bits) + "}");
+    EXPECT_NE(e.find("test-deck:2: compression.loco.bits: codes are packed"), std::string::npos)
+        << e;
   }
   for (const int bits : {2, 4, 7}) {
     const std::string e =
         test::deck_error("compression:\n  global-qsgd: {bits: " + std::to_string(bits) + "}");
     EXPECT_NE(e.find("test-deck:2: compression.global-qsgd.bits:"), std::string::npos) << e;
   }
-  EXPECT_EQ(test::deck_error("compression: {loco: {bits: 8}, global-qsgd: {bits: 12}}"), "no error");
+  EXPECT_EQ(test::deck_error("compression: {loco: {bits: 8}, global-qsgd: {bits: 12}}"),
+            "no error");
 }
 
 // CA-SGD's ranks round different partial sums that are then added: with one seed per rank the

@@ -27,7 +27,8 @@ TEST(Deck, StepSizeMayBeAPlainNumber) {
 TEST(Deck, UnknownKeyNamesKeyAndLine) {
   EXPECT_EQ(minisgd::test::deck_error("run: {seed: 1}\nsolver:\n  batch_size: 8\n  bogus: 3\n"),
             "test-deck:4: unknown key 'solver.bogus'");
-  EXPECT_EQ(minisgd::test::deck_error("run: {seed: 1}\nsolvr: {batch_size: 8}\n"), "test-deck:2: unknown key 'solvr'");
+  EXPECT_EQ(minisgd::test::deck_error("run: {seed: 1}\nsolvr: {batch_size: 8}\n"),
+            "test-deck:2: unknown key 'solvr'");
 }
 
 TEST(Deck, WrongTypeNamesKeyAndLine) {
@@ -41,9 +42,11 @@ TEST(Deck, WrongTypeNamesKeyAndLine) {
 }
 
 TEST(Deck, OutOfRangeIsAnError) {
-  EXPECT_NE(minisgd::test::deck_error("solver: {batch_size: 0}").find("solver.batch_size: 0 is out of range"),
+  EXPECT_NE(minisgd::test::deck_error("solver: {batch_size: 0}")
+                .find("solver.batch_size: 0 is out of range"),
             std::string::npos);
-  EXPECT_NE(minisgd::test::deck_error("model: {l2: -1}").find("model.l2: -1 is out of range"), std::string::npos);
+  EXPECT_NE(minisgd::test::deck_error("model: {l2: -1}").find("model.l2: -1 is out of range"),
+            std::string::npos);
 }
 
 TEST(Deck, OverridesApplyAndAreNamedInErrors) {
@@ -53,15 +56,18 @@ TEST(Deck, OverridesApplyAndAreNamedInErrors) {
   EXPECT_EQ(minisgd::test::deck_error("", {"solver.batch_size=x"}),
             "--set solver.batch_size: expected an integer, got 'x'");
   EXPECT_EQ(minisgd::test::deck_error("", {"solver.nope=1"}), "--set solver.nope: unknown key");
-  EXPECT_NE(minisgd::test::deck_error("", {"noequals"}).find("expected section.key=value"), std::string::npos);
+  EXPECT_NE(minisgd::test::deck_error("", {"noequals"}).find("expected section.key=value"),
+            std::string::npos);
 }
 
 TEST(Deck, YamlSyntaxErrorNamesLine) {
-  EXPECT_NE(minisgd::test::deck_error("run: {seed: 1\nsolver: [\n").find("test-deck:"), std::string::npos);
+  EXPECT_NE(minisgd::test::deck_error("run: {seed: 1\nsolver: [\n").find("test-deck:"),
+            std::string::npos);
 }
 
 TEST(Deck, FileSourceNeedsPath) {
-  EXPECT_NE(minisgd::test::deck_error("data: {source: libsvm}").find("data.path: required"), std::string::npos);
+  EXPECT_NE(minisgd::test::deck_error("data: {source: libsvm}").find("data.path: required"),
+            std::string::npos);
 }
 
 // A key or section given twice is an error naming it and both lines, at any depth (yaml-cpp

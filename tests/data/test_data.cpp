@@ -47,8 +47,9 @@ TEST(Libsvm, ParsesSparseRowsLabelsAndComments) {
 
 TEST(Libsvm, MalformedLinesNameFileAndLine) {
   const auto p = [](const std::string& body) { return write_temp("bad.libsvm", body); };
-  EXPECT_EQ(error_of(p("1 1:2\nabc 1:2\n")),
-            ::testing::TempDir() + "bad.libsvm:2: expected a numeric label at the start of the line");
+  EXPECT_EQ(
+      error_of(p("1 1:2\nabc 1:2\n")),
+      ::testing::TempDir() + "bad.libsvm:2: expected a numeric label at the start of the line");
   EXPECT_EQ(error_of(p("1 1:2\n1 1:2\n-1 3=4\n")),
             ::testing::TempDir() + "bad.libsvm:3: expected index:value, got '3=4'");
   EXPECT_EQ(error_of(p("1 0:2\n")), ::testing::TempDir() + "bad.libsvm:1: feature index 0 < 1");
@@ -64,7 +65,8 @@ TEST(Libsvm, MalformedLinesNameFileAndLine) {
 TEST(Libsvm, RefusesNonFiniteNumbersAndBinaryData) {
   const auto p = [](const std::string& body) { return write_temp("nonfinite.libsvm", body); };
   const std::string at = ::testing::TempDir() + "nonfinite.libsvm:";
-  EXPECT_EQ(error_of(p("1 1:2\n-1 1:nan 2:1\n")), at + "2: value nan of feature 1 is not a finite number");
+  EXPECT_EQ(error_of(p("1 1:2\n-1 1:nan 2:1\n")),
+            at + "2: value nan of feature 1 is not a finite number");
   EXPECT_EQ(error_of(p("1 3:-inf\n")), at + "1: value -inf of feature 3 is not a finite number");
   EXPECT_EQ(error_of(p("1 1:1\n1 1:1\ninf 1:2\n")), at + "3: label inf is not a finite number");
   EXPECT_EQ(error_of(p("1 1:1e999\n")), at + "1: bad value for feature 1");

@@ -20,7 +20,9 @@ using namespace minisgd;
 
 namespace {
 
-std::string temp(const std::string& name) { return ::testing::TempDir() + "minisgd_loader_" + name; }
+std::string temp(const std::string& name) {
+  return ::testing::TempDir() + "minisgd_loader_" + name;
+}
 
 Config data_deck(const std::string& data, const std::string& decomposition, bool intercept = true) {
   return test::deck("data: " + data + "\nmodel: {loss: logistic, intercept: " +
@@ -58,14 +60,15 @@ int differences(const Dataset<T>& a, const Dataset<T>& b) {
   int bad = 0;
   for (std::size_t l = 0; l < X.extent(0); ++l) {
     bad += y(l) != z(l);
-    for (std::size_t j = 0; j < X.extent(1); ++j) bad += std::memcmp(&X(l, j), &Y(l, j), sizeof(T)) != 0;
+    for (std::size_t j = 0; j < X.extent(1); ++j)
+      bad += std::memcmp(&X(l, j), &Y(l, j), sizeof(T)) != 0;
   }
   return bad;
 }
 
 /// A LIBSVM file of `rows` rows with comments, blank lines and "+1" labels (rank 0 writes).
-std::string write_libsvm(const std::string& name, int rows, int features, const std::string& bad_line = "",
-                         int bad_at = -1) {
+std::string write_libsvm(const std::string& name, int rows, int features,
+                         const std::string& bad_line = "", int bad_at = -1) {
   const std::string path = temp(name);
   if (test::world_rank() == 0) {
     std::ofstream out(path);
@@ -73,8 +76,14 @@ std::string write_libsvm(const std::string& name, int rows, int features, const 
     std::uniform_real_distribution<double> u(-2, 2);
     out << "# generated\n";
     for (int r = 0, line = 2; r < rows; ++r, ++line) {
-      if (line == bad_at) { out << bad_line << "\n"; continue; }
-      if (r % 17 == 5) { out << "\n"; ++line; }
+      if (line == bad_at) {
+        out << bad_line << "\n";
+        continue;
+      }
+      if (r % 17 == 5) {
+        out << "\n";
+        ++line;
+      }
       out << (r % 3 ? "+1" : "-1");
       for (int j = 1; j <= features; ++j)
         if ((r + j) % 3 != 0) out << " " << j << ":" << u(gen);
@@ -91,10 +100,12 @@ TEST(Generate, ShareIsTheSameAtEveryRankCount) {
   comm::MpiCommunicator world(MPI_COMM_WORLD), self(MPI_COMM_SELF);
   for (const std::string decomposition : {"row", "column"})
     for (const std::string kind : {"synth", "linear-synth", "poisson-synth"}) {
-      Config c = data_deck("{source: synthetic, synthetic: {kind: " + kind +
-                               ", rows: 1200, features: 37}}",
-                           decomposition);
-      c.model.loss = kind == "synth" ? Loss::logistic : kind == "linear-synth" ? Loss::linear : Loss::poisson;
+      Config c = data_deck(
+          "{source: synthetic, synthetic: {kind: " + kind + ", rows: 1200, features: 37}}",
+          decomposition);
+      c.model.loss = kind == "synth"          ? Loss::logistic
+                     : kind == "linear-synth" ? Loss::linear
+                                              : Loss::poisson;
       const auto mine = generate<float>(c, world);
       const auto all = generate<float>(c, self);
       EXPECT_EQ(mismatches(mine, all), 0) << decomposition << " " << kind;
@@ -105,7 +116,8 @@ TEST(Generate, ShareIsTheSameAtEveryRankCount) {
 
 TEST(Generate, RefusesAProblemTooLargeForMemoryUpFront) {
   comm::MpiCommunicator world(MPI_COMM_WORLD);
-  const Config c = data_deck("{source: synthetic, synthetic: {kind: synth, rows: 100000000000}}", "row");
+  const Config c =
+      data_deck("{source: synthetic, synthetic: {kind: synth, rows: 100000000000}}", "row");
   try {
     generate<float>(c, world);
     ADD_FAILURE() << "no error";
@@ -143,7 +155,8 @@ TEST(Libsvm, ShareIsTheSameAtEveryRankCountAndFollowsTheShuffle) {
 
 TEST(Libsvm, ErrorsNameTheGlobalLineAtEveryRankCount) {
   comm::MpiCommunicator world(MPI_COMM_WORLD);
-  for (const std::string& bad : {std::string("1 1:nan"), std::string("-1 2:x"), std::string("\0\x01\x02junk", 7)}) {
+  for (const std::string& bad :
+       {std::string("1 1:nan"), std::string("-1 2:x"), std::string("\0\x01\x02junk", 7)}) {
     const std::string path = write_libsvm("bad.libsvm", 400, 6, bad, 377);
     const Config c = data_deck("{source: libsvm, path: " + path + ", cache: false}", "row");
     LoadStats stats;
@@ -191,7 +204,7 @@ TEST(Binary, TruncatedCorruptedAndStaleFilesAreDetected) {
       load_binary<float>(c, bin, true, 0, world, stats);
     } catch (const InputError& e) {
       return std::string(e.what()).find(what) != std::string::npos ? std::string("refused")
-                                                                  : std::string(e.what());
+                                                                   : std::string(e.what());
     }
     return std::string("accepted");
   };

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "minisgd/app/capabilities.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/app/capabilities.hpp"
 #include "minisgd/precision/storage_types.hpp"
 #ifdef MINISGD_HAVE_CUBLAS
 #include "minisgd/kernels/gram/cublas_kokkos.hpp"
@@ -100,7 +100,8 @@ TEST(Gpu, NcclMatchesMpi) {
   std::vector<double> h(n);
   for (std::size_t i = 0; i < n; ++i) h[i] = double(me * 1000 + i);
   Vector<double> d("d", n);
-  Kokkos::deep_copy(d, Kokkos::View<double*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), n));
+  Kokkos::deep_copy(
+      d, Kokkos::View<double*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged> >(h.data(), n));
   nccl.allreduce(d.data(), n, comm::DType::f64, comm::Op::sum);
   static_cast<comm::Communicator&>(mpi).allreduce(h.data(), n, comm::Op::sum);
   auto back = Kokkos::create_mirror_view_and_copy(HostSpace(), d);

@@ -26,12 +26,9 @@ uint8_t e5(float x) { return from_float<fp8_e5m2>(x).bits; }
 uint8_t e4(float x) { return from_float<fp8_e4m3>(x).bits; }
 
 // Same float including the sign of zero; any NaN equals any NaN.
-bool same(float a, float b) {
-  return (std::isnan(a) && std::isnan(b)) || to_bits(a) == to_bits(b);
-}
+bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || to_bits(a) == to_bits(b); }
 
-constexpr CustomFormat E5M2{5, 2}, E4M3{4, 3}, E3M0{3, 0},
-    E8M7{8, 7}, E5M10{5, 10};
+constexpr CustomFormat E5M2{5, 2}, E4M3{4, 3}, E3M0{3, 0}, E8M7{8, 7}, E5M10{5, 10};
 
 }  // namespace
 
@@ -51,10 +48,10 @@ TEST(Bf16, KnownBits) {
 }
 
 TEST(Bf16, RoundsTiesToEven) {
-  EXPECT_EQ(bf(1.0f + 0x1p-8f), 0x3F80);              // halfway 1 | 1+2^-7: even is 1
-  EXPECT_EQ(bf(1.0f + 3 * 0x1p-8f), 0x3F82);          // halfway 1+2^-7 | 1+2^-6: even 1+2^-6
-  EXPECT_EQ(bf(1.0f + 5 * 0x1p-8f), 0x3F82);          // halfway 1+2^-6 | 1+3*2^-7: even 1+2^-6
-  EXPECT_EQ(bf(1.0f + 0x1p-8f + 0x1p-20f), 0x3F81);   // just above the tie
+  EXPECT_EQ(bf(1.0f + 0x1p-8f), 0x3F80);             // halfway 1 | 1+2^-7: even is 1
+  EXPECT_EQ(bf(1.0f + 3 * 0x1p-8f), 0x3F82);         // halfway 1+2^-7 | 1+2^-6: even 1+2^-6
+  EXPECT_EQ(bf(1.0f + 5 * 0x1p-8f), 0x3F82);         // halfway 1+2^-6 | 1+3*2^-7: even 1+2^-6
+  EXPECT_EQ(bf(1.0f + 0x1p-8f + 0x1p-20f), 0x3F81);  // just above the tie
   EXPECT_EQ(bf(-(1.0f + 0x1p-8f)), 0xBF80);
 }
 
@@ -86,7 +83,7 @@ TEST(Fp16, KnownBits) {
   EXPECT_EQ(hf(0x1p-14f), 0x0400);  // min normal
   EXPECT_EQ(to_float(fp16{0x0001}), 0x1p-24f);
   EXPECT_EQ(hf(0x1p-24f), 0x0001);
-  EXPECT_EQ(hf(0x1p-25f), 0x0000);      // tie with 0: even
+  EXPECT_EQ(hf(0x1p-25f), 0x0000);  // tie with 0: even
   EXPECT_EQ(hf(0x1.8p-25f), 0x0001);
   EXPECT_EQ(hf(3 * 0x1p-25f), 0x0002);  // tie 1 | 2 (units of 2^-24): even
   EXPECT_TRUE(std::isinf(to_float(fp16{0x7C00})));
@@ -98,7 +95,11 @@ TEST(Fp16, KnownBits) {
 // Independent reference: the compiler's own _Float16 conversions (IEEE, RNE), from
 // float and directly from double.
 TEST(Fp16, MatchesCompilerFloat16) {
-  const auto bits16 = [](_Float16 h) { uint16_t u; std::memcpy(&u, &h, 2); return u; };
+  const auto bits16 = [](_Float16 h) {
+    uint16_t u;
+    std::memcpy(&u, &h, 2);
+    return u;
+  };
   for (uint64_t i = 0; i < (1ull << 32); i += 997) {
     const float x = float_from_bits(uint32_t(i));
     if (std::isnan(x)) continue;
@@ -127,17 +128,17 @@ TEST(Fp8E5M2, KnownValues) {
 }
 
 TEST(Fp8E4M3FN, KnownValuesAndSaturation) {
-  EXPECT_EQ(to_float(fp8_e4m3{0x7E}), 448.0f);  // max = 1.75 * 2^8
-  EXPECT_EQ(to_float(fp8_e4m3{0x78}), 256.0f);  // exponent field 15 is finite in FN
+  EXPECT_EQ(to_float(fp8_e4m3{0x7E}), 448.0f);   // max = 1.75 * 2^8
+  EXPECT_EQ(to_float(fp8_e4m3{0x78}), 256.0f);   // exponent field 15 is finite in FN
   EXPECT_EQ(to_float(fp8_e4m3{0x08}), 0x1p-6f);  // min normal
   EXPECT_EQ(to_float(fp8_e4m3{0x01}), 0x1p-9f);  // smallest subnormal
   EXPECT_EQ(e4(448.0f), 0x7E);
   EXPECT_EQ(e4(240.0f), 0x77);
-  EXPECT_EQ(e4(464.0f), 0x7E);   // halfway to 480, which does not exist
-  EXPECT_EQ(e4(500.0f), 0x7E);   // saturates
+  EXPECT_EQ(e4(464.0f), 0x7E);  // halfway to 480, which does not exist
+  EXPECT_EQ(e4(500.0f), 0x7E);  // saturates
   EXPECT_EQ(e4(1e30f), 0x7E);
   EXPECT_EQ(e4(-1e30f), 0xFE);
-  EXPECT_EQ(e4(inf), 0x7E);      // no infinities: +-inf saturate too
+  EXPECT_EQ(e4(inf), 0x7E);  // no infinities: +-inf saturate too
   EXPECT_EQ(e4(-inf), 0xFE);
   EXPECT_EQ(e4(nan_) & 0x7F, 0x7F);
   EXPECT_TRUE(std::isnan(to_float(fp8_e4m3{0x7F})));
@@ -149,10 +150,14 @@ TEST(Fp8, AllCodesRoundTrip) {
   for (int c = 0; c < 256; ++c) {
     const float a = to_float(fp8_e4m3{uint8_t(c)});
     const float b = to_float(fp8_e5m2{uint8_t(c)});
-    if (std::isnan(a)) EXPECT_TRUE(std::isnan(to_float(from_float<fp8_e4m3>(a))));
-    else EXPECT_EQ(e4(a), c) << c;
-    if (std::isnan(b)) EXPECT_TRUE(std::isnan(to_float(from_float<fp8_e5m2>(b))));
-    else EXPECT_EQ(e5(b), c) << c;
+    if (std::isnan(a))
+      EXPECT_TRUE(std::isnan(to_float(from_float<fp8_e4m3>(a))));
+    else
+      EXPECT_EQ(e4(a), c) << c;
+    if (std::isnan(b))
+      EXPECT_TRUE(std::isnan(to_float(from_float<fp8_e5m2>(b))));
+    else
+      EXPECT_EQ(e5(b), c) << c;
   }
   // Exactly one NaN magnitude code in E4M3FN, three in E5M2.
   int nan4 = 0, nan5 = 0;
@@ -366,8 +371,8 @@ TEST(FormatNames, ParseAndPrint) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("bf16"), std::string::npos);
   }
-  for (const char* s : {"fp64", "fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "custom:e4m3",
-                        "custom:e3m0"})
+  for (const char* s :
+       {"fp64", "fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "custom:e4m3", "custom:e3m0"})
     EXPECT_EQ(to_string(parse_format(s)), s);
   EXPECT_STREQ(name(Format::bf16), "bf16");
 }

@@ -45,8 +45,7 @@ TEST(Plan, RealizationSaysWhatIsNativeAndWhatIsEmulated) {
   EXPECT_EQ(mixed.compute, Format::fp32);
   EXPECT_EQ(mixed.wire, Format::fp32);          // bf16 margins ride in the fp32 Gram message
   EXPECT_EQ(mixed.margins_wire, Format::bf16);  // alone they travel as bf16
-  for (Knob k : all_knobs)
-    EXPECT_EQ(mixed.native[int(k)], k != Knob::margin_wire) << name(k);
+  for (Knob k : all_knobs) EXPECT_EQ(mixed.native[int(k)], k != Knob::margin_wire) << name(k);
 
   Plan p = preset_plan("fp32");
   p[Knob::data] = parse_format("e4m3");
@@ -70,12 +69,13 @@ TEST(Plan, RealizationSaysWhatIsNativeAndWhatIsEmulated) {
 }
 
 TEST(Plan, DeckKnobsOverrideThePreset) {
-  const Config c = test::deck(std::string(kCa) + "precision: {preset: mixed, gram_wire: fp16, rounding: stochastic}\n");
+  const Config c = test::deck(
+      std::string(kCa) + "precision: {preset: mixed, gram_wire: fp16, rounding: stochastic}\n");
   EXPECT_EQ(c.precision.plan[Knob::gram_wire].format, Format::fp16);
   EXPECT_EQ(c.precision.plan[Knob::data].format, Format::bf16);
   EXPECT_EQ(c.precision.plan.rounding, Rounding::stochastic);
   EXPECT_EQ(c.resolved["precision"]["gram_wire"], "fp16");
-  EXPECT_EQ(c.resolved["precision"]["data"], "bf16");  // the preset's value is recorded too
+  EXPECT_EQ(c.resolved["precision"]["data"], "bf16");        // the preset's value is recorded too
   EXPECT_EQ(c.solver.decomposition, Decomposition::column);  // ca-sgd's default
 }
 
@@ -84,14 +84,17 @@ TEST(Plan, DeckErrorsNameTheKey) {
                 .find("test-deck:3: precision.gram_accum: unknown precision format 'fp12'"),
             std::string::npos);
   // sgd takes data, margin_accum, gradient_accum and weights; it computes in one type.
-  EXPECT_NE(error_of("precision:\n  weights: bf16\n").find("test-deck:2: precision.weights: sgd keeps w"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("precision:\n  weights: bf16\n").find("test-deck:2: precision.weights: sgd keeps w"),
+      std::string::npos);
   EXPECT_NE(error_of("precision:\n  gram_wire: bf16\n").find("precision.gram_wire: a ca-sgd knob"),
             std::string::npos);
-  EXPECT_NE(error_of("precision: {data: fp64, weights: fp32}\n").find("precision.data: fp64 data need fp64 weights"),
+  EXPECT_NE(error_of("precision: {data: fp64, weights: fp32}\n")
+                .find("precision.data: fp64 data need fp64 weights"),
             std::string::npos);
-  EXPECT_NE(error_of("precision: {margin_accum: fp64}\n").find("precision.margin_accum: sgd accumulates"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("precision: {margin_accum: fp64}\n").find("precision.margin_accum: sgd accumulates"),
+      std::string::npos);
   EXPECT_NE(error_of("precision: {data: e4m3}\n").find("precision.data: sgd stores X as"),
             std::string::npos);
   EXPECT_NE(error_of("solver: {method: ca-sgd, decomposition: row}\n")
@@ -114,7 +117,7 @@ TEST(Plan, DeckErrorsNameTheKey) {
 TEST(Rounder, EmulatesFormatsInFloatAndDouble) {
   const Rounder bf = Rounder::to({Format::bf16, {}}, Format::fp32, false, 0);
   EXPECT_FALSE(bf.identity);
-  EXPECT_EQ(bf(1.0f + 0x1p-8f), 1.0f);             // a tie rounds to even
+  EXPECT_EQ(bf(1.0f + 0x1p-8f), 1.0f);                  // a tie rounds to even
   EXPECT_EQ(bf(1.0 + 0x1p-8 + 0x1p-30), 1.0 + 0x1p-7);  // from double, rounded once
   const Rounder e5 = Rounder::to({Format::fp8_e5m2, {}}, Format::fp64, false, 0);
   EXPECT_EQ(e5(0.1), 0.09375);

@@ -23,23 +23,31 @@ struct Problem {
   const char* loss;
   double eta0;
 };
-const Problem kProblems[] = {
-    {"synth", "logistic", 0.1}, {"linear-synth", "linear", 0.05}, {"poisson-synth", "poisson", 0.05}};
+const Problem kProblems[] = {{"synth", "logistic", 0.1},
+                             {"linear-synth", "linear", 0.05},
+                             {"poisson-synth", "poisson", 0.05}};
 
 // 200 rows × 9 features + intercept: 10 columns, so P = 4 ranks hold 2 or 3 each. 71 steps
 // with no evaluation in between, so every s has a partial last outer step (71 = 64 + 7).
 std::string tiny_deck(const Problem& p, const std::string& method, int s, int b, double l2,
                       const std::string& preset) {
   return "run: {seed: 11}\n"
-         "data: {source: synthetic, synthetic: {kind: " + std::string(p.kind) +
+         "data: {source: synthetic, synthetic: {kind: " +
+         std::string(p.kind) +
          ", rows: 200, features: 9}}\n"
-         "model: {loss: " + p.loss + ", l2: " + std::to_string(l2) + ", intercept: true}\n"
-         "solver: {method: " + method + ", decomposition: column, batch_size: " + std::to_string(b) +
-         ", s: " + std::to_string(s) + ",\n"
+         "model: {loss: " +
+         p.loss + ", l2: " + std::to_string(l2) +
+         ", intercept: true}\n"
+         "solver: {method: " +
+         method + ", decomposition: column, batch_size: " + std::to_string(b) +
+         ", s: " + std::to_string(s) +
+         ",\n"
          "         epochs: 0, max_iters: 71, eval_every: 1000000, reshuffle: true,\n"
-         "         step_size: {eta0: " + std::to_string(p.eta0) +
+         "         step_size: {eta0: " +
+         std::to_string(p.eta0) +
          ", schedule: inverse_time, decay: 0.02}}\n"
-         "precision: {preset: " + preset + "}\n";
+         "precision: {preset: " +
+         preset + "}\n";
 }
 
 std::uint64_t modelled_allreduce_bytes(std::int64_t count, int bytes_per_value, int P) {
@@ -96,8 +104,10 @@ TEST(CaSgd, OneAllreducePerOuterStepOfExactlyThePackedSize) {
     // fp32/fp64: the same-precision library GEMM; bf16 inputs: oneDNN where the CPU has
     // AVX512-BF16 (not asserted: it depends on the machine), else the portable kernel.
     const std::string path = o.report["kernels"]["gram"];
-    if (preset == "fp32" || preset == "fp64") EXPECT_EQ(path, "blas");
-    else EXPECT_TRUE(path == "dnnl" || path == "team") << path;
+    if (preset == "fp32" || preset == "fp64")
+      EXPECT_EQ(path, "blas");
+    else
+      EXPECT_TRUE(path == "dnnl" || path == "team") << path;
     // bf16 × bf16 → fp32 (both mixed presets): the portable kernel only with the reason.
     if (preset == "mixed" || preset == "mixed-wire-bf16") {
       EXPECT_EQ(path == "team", !o.report["kernels"].value("gram_fallback", std::string()).empty())
@@ -115,28 +125,32 @@ TEST(CaSgd, MixedWithinHalfPercentOfFp32Sgd) {
     int rows, features;
     double eta0;
   };
-  const Case cases[] = {{"synth", "logistic", 4096, 64, 0.5},
-                        {"linear-synth", "linear", 4096, 64, 0.1},
-                        {"poisson-synth", "poisson", 4096, 64, 0.1},
-                        {"epsilon-like", "logistic", 2048, 400, 1.0},
-                        {"susy-like", "logistic", 8192, 18, 0.5},
-                        {"higgs-like", "logistic", 8192, 28, 0.5}};
+  const Case cases[] = {
+      {"synth", "logistic", 4096, 64, 0.5},        {"linear-synth", "linear", 4096, 64, 0.1},
+      {"poisson-synth", "poisson", 4096, 64, 0.1}, {"epsilon-like", "logistic", 2048, 400, 1.0},
+      {"susy-like", "logistic", 8192, 18, 0.5},    {"higgs-like", "logistic", 8192, 28, 0.5}};
   for (const Case& k : cases) {
     SCOPED_TRACE(k.kind);
     const std::string yaml =
         "run: {seed: 3}\n"
-        "data: {source: synthetic, synthetic: {kind: " + std::string(k.kind) +
-        ", rows: " + std::to_string(k.rows) + ", features: " + std::to_string(k.features) + "}}\n"
-        "model: {loss: " + k.loss + ", l2: 1.0e-4}\n"
+        "data: {source: synthetic, synthetic: {kind: " +
+        std::string(k.kind) + ", rows: " + std::to_string(k.rows) +
+        ", features: " + std::to_string(k.features) +
+        "}}\n"
+        "model: {loss: " +
+        k.loss +
+        ", l2: 1.0e-4}\n"
         "solver: {decomposition: column, batch_size: 32, epochs: 2,\n"
-        "         step_size: {eta0: " + std::to_string(k.eta0) + "}}\n";
+        "         step_size: {eta0: " +
+        std::to_string(k.eta0) + "}}\n";
     const RunOutcome fp32 = run_quiet(deck(yaml, {"solver.method=sgd", "precision.preset=fp32"}));
-    const RunOutcome mixed = run_quiet(
-        deck(yaml, {"solver.method=ca-sgd", "solver.s=16", "precision.preset=mixed"}));
+    const RunOutcome mixed =
+        run_quiet(deck(yaml, {"solver.method=ca-sgd", "solver.s=16", "precision.preset=mixed"}));
     ASSERT_EQ(mixed.result.iterations, fp32.result.iterations);
     const double gap = std::fabs(mixed.result.final_loss - fp32.result.final_loss) /
                        std::fabs(fp32.result.final_loss);
-    EXPECT_LT(gap, 0.005) << "fp32 " << fp32.result.final_loss << ", mixed " << mixed.result.final_loss;
+    EXPECT_LT(gap, 0.005) << "fp32 " << fp32.result.final_loss << ", mixed "
+                          << mixed.result.final_loss;
     EXPECT_LT(mixed.result.final_loss, mixed.result.initial_loss);
     if (test::world_rank() == 0)
       std::printf("[ measured ] %-14s fp32 SGD %.8f  mixed CA-SGD %.8f  gap %.2e\n", k.kind,
@@ -162,14 +176,15 @@ TEST(CaSgd, Bf16StorageHalvesTheMatrix) {
 TEST(CaSgd, EmulatedKnobsRunAndStayClose) {
   const std::string yaml = tiny_deck(kProblems[0], "ca-sgd", 8, 8, 1e-3, "fp32");
   const RunOutcome base = run_quiet(deck(yaml));
-  for (const char* knob : {"precision.data=e4m3", "precision.gram_input=e5m2",
-                           "precision.gram_accum=bf16", "precision.gram_wire=fp16",
-                           "precision.margin_wire=e4m3", "precision.weights=custom:e8m10",
-                           "precision.recurrence=bf16", "precision.rounding=stochastic"}) {
+  for (const char* knob :
+       {"precision.data=e4m3", "precision.gram_input=e5m2", "precision.gram_accum=bf16",
+        "precision.gram_wire=fp16", "precision.margin_wire=e4m3", "precision.weights=custom:e8m10",
+        "precision.recurrence=bf16", "precision.rounding=stochastic"}) {
     SCOPED_TRACE(knob);
     const RunOutcome o = run_quiet(deck(yaml, {knob}));
     EXPECT_TRUE(std::isfinite(o.result.final_loss));
-    EXPECT_LT(std::fabs(o.result.final_loss - base.result.final_loss), 0.05 * base.result.final_loss);
+    EXPECT_LT(std::fabs(o.result.final_loss - base.result.final_loss),
+              0.05 * base.result.final_loss);
   }
 }
 
@@ -202,7 +217,8 @@ TEST(CaSgd, StandInWhenTheDataFileIsMissing) {
   const RunOutcome o = run_quiet(deck(yaml));
   const std::string what = o.report["problem"]["description"];
   EXPECT_NE(what.find("higgs-like (2000 x 28), a stand-in: /nonexistent/HIGGS not found"),
-            std::string::npos) << what;
+            std::string::npos)
+      << what;
   EXPECT_LT(o.result.final_loss, o.result.initial_loss);
   int code = 0;
   try {

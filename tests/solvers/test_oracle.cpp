@@ -31,7 +31,8 @@ std::vector<double> read_liblinear_model(const std::string& path) {
       std::getline(in, line);
     }
   }
-  if (first_label != 1) for (double& v : w) v = -v;
+  if (first_label != 1)
+    for (double& v : w) v = -v;
   return w;
 }
 
@@ -52,8 +53,8 @@ TEST(Oracle, LogisticL2MatchesLiblinearOptimumOnHeartScale) {
   const std::string data = MINISGD_HEART_SCALE;
   const std::string model = ::testing::TempDir() + "heart_scale.model";
   const double C = 1.0;
-  const std::string cmd = "liblinear-train -q -s 0 -c " + std::to_string(C) + " -e 1e-8 " + data +
-                          " " + model;
+  const std::string cmd =
+      "liblinear-train -q -s 0 -c " + std::to_string(C) + " -e 1e-8 " + data + " " + model;
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   const RawData d = read_libsvm(data, 0);
   const double lambda = 1.0 / (C * double(d.rows));
@@ -65,7 +66,8 @@ TEST(Oracle, LogisticL2MatchesLiblinearOptimumOnHeartScale) {
   yaml.precision(17);
   yaml << "data: {source: libsvm, path: " << data << ", cache: false}\n"
        << "model: {loss: logistic, l2: " << lambda << "}\n"
-       << "solver: {batch_size: 6, epochs: 300, step_size: {eta0: 0.5, schedule: inverse_time, decay: 0.002}}\n"
+       << "solver: {batch_size: 6, epochs: 300, step_size: {eta0: 0.5, schedule: inverse_time, "
+          "decay: 0.002}}\n"
        << "precision: {preset: fp64}\n";
   const RunOutcome o = test::run_quiet(test::deck(yaml.str()));
   // Within 0.5% above the optimum, and not meaningfully below it.

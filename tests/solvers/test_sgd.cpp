@@ -18,11 +18,18 @@ namespace {
 std::string synthetic_deck(const std::string& kind, const std::string& loss, const std::string& dec,
                            const std::string& preset) {
   return "run: {seed: 5}\n"
-         "data: {source: synthetic, synthetic: {kind: " + kind + ", rows: 240, features: 10}}\n"
-         "model: {loss: " + loss + ", l2: 1.0e-3, intercept: true}\n"
-         "solver: {decomposition: " + dec + ", batch_size: 12, epochs: 2, reshuffle: true,\n"
+         "data: {source: synthetic, synthetic: {kind: " +
+         kind +
+         ", rows: 240, features: 10}}\n"
+         "model: {loss: " +
+         loss +
+         ", l2: 1.0e-3, intercept: true}\n"
+         "solver: {decomposition: " +
+         dec +
+         ", batch_size: 12, epochs: 2, reshuffle: true,\n"
          "         step_size: {eta0: 0.05, schedule: inverse_time, decay: 0.01}}\n"
-         "precision: {preset: " + preset + "}\n";
+         "precision: {preset: " +
+         preset + "}\n";
 }
 
 int abort_code(const Config& c) {
@@ -39,8 +46,8 @@ int abort_code(const Config& c) {
 // The batch sequence does not depend on P, so in FP64 the weights agree with a one-rank run
 // up to summation order: 1e-10 relative.
 TEST(Sgd, Fp64WeightsDoNotDependOnRankCount) {
-  const char* problems[][2] = {{"synth", "logistic"}, {"linear-synth", "linear"},
-                               {"poisson-synth", "poisson"}};
+  const char* problems[][2] = {
+      {"synth", "logistic"}, {"linear-synth", "linear"}, {"poisson-synth", "poisson"}};
   for (const char* dec : {"row", "column"}) {
     for (const auto& pr : problems) {
       SCOPED_TRACE(std::string(dec) + " " + pr[1]);
@@ -49,7 +56,8 @@ TEST(Sgd, Fp64WeightsDoNotDependOnRankCount) {
       const RunOutcome one = run_quiet(c, MPI_COMM_SELF);
       EXPECT_EQ(all.result.iterations, 40);
       EXPECT_LT(test::relative_difference(all.weights, one.weights), 1e-10);
-      EXPECT_NEAR(all.result.final_loss, one.result.final_loss, 1e-12 * std::fabs(one.result.final_loss));
+      EXPECT_NEAR(all.result.final_loss, one.result.final_loss,
+                  1e-12 * std::fabs(one.result.final_loss));
       EXPECT_LT(all.result.final_loss, all.result.initial_loss);
     }
   }
@@ -84,7 +92,9 @@ TEST(Sgd, MatchesIndependentSerialImplementation) {
     const Config c = deck(std::string("data: {source: libsvm, path: ") + MINISGD_HEART_SCALE +
                           ", shuffle: false, cache: false}\n"
                           "model: {loss: logistic, l2: 1.0e-2}\n"
-                          "solver: {decomposition: " + dec + ", batch_size: 12, epochs: 3,\n"
+                          "solver: {decomposition: " +
+                          dec +
+                          ", batch_size: 12, epochs: 3,\n"
                           "  step_size: {eta0: 0.1, schedule: inverse_time, decay: 0.05}}\n"
                           "precision: {preset: fp64}\n");
     const RunOutcome o = run_quiet(c);
@@ -97,7 +107,8 @@ TEST(Sgd, SameDeckTwiceGivesBitwiseIdenticalWeights) {
     const Config c = deck(synthetic_deck("synth", "logistic", dec, "fp32"));
     const RunOutcome a = run_quiet(c), b = run_quiet(c);
     ASSERT_EQ(a.weights.size(), b.weights.size());
-    EXPECT_EQ(0, std::memcmp(a.weights.data(), b.weights.data(), a.weights.size() * sizeof(double)));
+    EXPECT_EQ(0,
+              std::memcmp(a.weights.data(), b.weights.data(), a.weights.size() * sizeof(double)));
   }
 }
 
@@ -119,8 +130,10 @@ TEST(Sgd, TwoByteStorageHalvesTheMatrixAndStaysWithinHalfPercentOfFp32) {
       EXPECT_EQ(2 * bytes(lo), bytes(fp32));
       EXPECT_EQ(lo.report["precision"]["knobs"]["data"]["native"], true);
       ASSERT_EQ(lo.result.iterations, fp32.result.iterations);
-      const double gap = std::fabs(lo.result.final_loss - fp32.result.final_loss) / fp32.result.final_loss;
-      EXPECT_LT(gap, 0.005) << "fp32 " << fp32.result.final_loss << ", " << data << " " << lo.result.final_loss;
+      const double gap =
+          std::fabs(lo.result.final_loss - fp32.result.final_loss) / fp32.result.final_loss;
+      EXPECT_LT(gap, 0.005) << "fp32 " << fp32.result.final_loss << ", " << data << " "
+                            << lo.result.final_loss;
       EXPECT_NE(lo.result.final_loss, fp32.result.final_loss);
       EXPECT_LT(lo.result.final_loss, lo.result.initial_loss);
     }

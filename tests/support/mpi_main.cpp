@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include "minisgd/core/kokkos.hpp"
 #include "minisgd/app/capabilities.hpp"
+#include "minisgd/core/kokkos.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

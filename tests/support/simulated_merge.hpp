@@ -40,8 +40,10 @@ inline void simulate_merge_allreduce(comm::MergeShape shape,
       const std::uint8_t* received = before[s.peer].data() + s.recv.begin * elem_bytes;
       std::uint8_t* own = data[r].data() + s.recv.begin * elem_bytes;
       if (s.recv.size() == 0) continue;
-      if (s.merges()) merge(own, received, s.recv.begin, s.recv.size(), s);
-      else std::memcpy(own, received, s.recv.size() * elem_bytes);
+      if (s.merges())
+        merge(own, received, s.recv.begin, s.recv.size(), s);
+      else
+        std::memcpy(own, received, s.recv.size() * elem_bytes);
     }
   }
 }

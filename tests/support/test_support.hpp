@@ -19,7 +19,8 @@ inline Config deck(const std::string& yaml, const std::vector<std::string>& over
 }
 
 /// The InputError message a deck gives, or "no error".
-inline std::string deck_error(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+inline std::string deck_error(const std::string& yaml,
+                              const std::vector<std::string>& overrides = {}) {
   try {
     deck(yaml, overrides);
   } catch (const InputError& e) {

@@ -21,10 +21,14 @@ namespace minisgd::gpu {
 
 std::string build_description() {
   std::string s = std::string("Kokkos ") + MINISGD_KOKKOS_DEVICES;
-  if (kHaveCublas && kHaveNccl) s += " with cuBLAS and NCCL";
-  else if (kHaveCublas) s += " with cuBLAS, without NCCL";
-  else if (kHaveNccl) s += " with NCCL, without cuBLAS";
-  else if (kHaveCuda) s += " without cuBLAS and NCCL";
+  if (kHaveCublas && kHaveNccl)
+    s += " with cuBLAS and NCCL";
+  else if (kHaveCublas)
+    s += " with cuBLAS, without NCCL";
+  else if (kHaveNccl)
+    s += " with NCCL, without cuBLAS";
+  else if (kHaveCuda)
+    s += " without cuBLAS and NCCL";
   return s;
 }
 
@@ -40,8 +44,8 @@ std::string cublas_build_reason() {
 
 std::string gpu_aware_mpi_build_reason() {
   if (kHaveCuda) return "";
-  return "needs a CUDA build: device buffers exist only there (this build: " +
-         build_description() + ")";
+  return "needs a CUDA build: device buffers exist only there (this build: " + build_description() +
+         ")";
 }
 
 int visible_devices(std::string* why) {

@@ -22,8 +22,8 @@ constexpr double kAgreementPatienceSeconds = 3.0;
 inline void injected_failure(const char* phase, int rank) {
   const char* spec = std::getenv("MINISGD_INJECT_FAILURE");
   if (spec && std::string(spec) == std::to_string(rank) + ":" + phase)
-    throw RuntimeFailure(std::string("injected failure on rank ") + std::to_string(rank) +
-                         " at " + phase + " (MINISGD_INJECT_FAILURE)");
+    throw RuntimeFailure(std::string("injected failure on rank ") + std::to_string(rank) + " at " +
+                         phase + " (MINISGD_INJECT_FAILURE)");
 }
 
 /// Runs f on every rank of world. If it throws anywhere, the lowest failing rank prints its
@@ -56,8 +56,8 @@ void collectively(comm::MpiCommunicator& world, std::ostream& err, F&& f) {
   if (code == 0) {
     MPI_Wait(&request, MPI_STATUS_IGNORE);
   } else {
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(kAgreementPatienceSeconds);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(kAgreementPatienceSeconds);
     int done = 0;
     while (!done) {
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);

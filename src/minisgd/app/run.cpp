@@ -16,12 +16,12 @@
 #ifdef MINISGD_HAVE_NCCL
 #include "minisgd/comm/nccl_communicator.hpp"
 #endif
+#include "minisgd/app/capabilities.hpp"
 #include "minisgd/core/profiling.hpp"
 #include "minisgd/data/loader.hpp"
-#include "minisgd/app/capabilities.hpp"
+#include "minisgd/precision/dispatch.hpp"
 #include "minisgd/report/output_files.hpp"
 #include "minisgd/solvers/evaluator.hpp"
-#include "minisgd/precision/dispatch.hpp"
 #include "minisgd/solvers/stepper_factory.hpp"
 #include "minisgd/version.hpp"
 
@@ -46,7 +46,8 @@ nlohmann::json comm_summary(comm::Communicator& comm, comm::Communicator& world)
     const auto calls = world.allreduce_value<std::uint64_t>(s.calls, comm::Op::max);
     const auto bytes = world.allreduce_value<std::uint64_t>(s.bytes_sent, comm::Op::max);
     const double secs = world.allreduce_value(s.seconds, comm::Op::max);
-    if (calls > 0) out[comm::name(kind)] = {{"calls", calls}, {"bytes_sent", bytes}, {"seconds", secs}};
+    if (calls > 0)
+      out[comm::name(kind)] = {{"calls", calls}, {"bytes_sent", bytes}, {"seconds", secs}};
   }
   return out;
 }
@@ -61,7 +62,8 @@ nlohmann::json compression_summary(nlohmann::json described, const comm::Stats& 
   const double dense = 2.0 * (P - 1) / P * 4.0 * double(d);
   described["bytes_per_step"] = per_step;
   described["dense_fp32_bytes_per_step"] = dense;
-  described["ratio_to_dense"] = dense > 0 ? nlohmann::json(per_step / dense) : nlohmann::json(nullptr);
+  described["ratio_to_dense"] =
+      dense > 0 ? nlohmann::json(per_step / dense) : nlohmann::json(nullptr);
   return described;
 }
 
@@ -120,8 +122,8 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
         << "solver:  " << to_string(c.solver.method) << ", " << to_string(c.solver.decomposition)
         << " decomposition, "
         << (c.solver.method == Method::ca_sgd ? "s = " + std::to_string(c.solver.s) + ", " : "")
-        << c.precision.preset << ", batch " << b << ", " << nb
-        << " batches per epoch, " << world.size() << " rank(s)\n";
+        << c.precision.preset << ", batch " << b << ", " << nb << " batches per epoch, "
+        << world.size() << " rank(s)\n";
   }
 
   const std::unique_ptr<Stepper> stepper = make_stepper(c, data, train_comm, timers);
@@ -138,7 +140,9 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
     o.result = train(
         c, nb, *stepper, eval, timers,
         [&](double s) { return world.allreduce_value(s, comm::Op::max); },
-        [&](const std::string& line) { if (root) out << line << std::endl; });
+        [&](const std::string& line) {
+          if (root) out << line << std::endl;
+        });
   });
   const TrainResult& r = o.result;
   o.weights = gather_weights(stepper->local_weights(), data.part, world);
@@ -176,20 +180,21 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
                     {"columns", data.part.cols},
                     {"matrix_bytes_per_rank", data.matrix_bytes()}};
   rep["data_load"] = to_json(load, world);
-  rep["result"] = {{"final_loss", r.final_loss},
-                   {"initial_loss", r.initial_loss},
-                   {"iterations", r.iterations},
-                   {"epochs", r.epochs},
-                   {"stop_reason", r.stop_reason},
-                   {"train_time_s", world.allreduce_value(r.train_seconds, comm::Op::max)},
-                   {"samples_per_s", samples_per_s},
-                   {"warmup_iterations", r.warmup_iterations},
-                   {"fom_iterations", r.fom_iterations},
-                   {"fom_time_s", fom_seconds},
-                   {"valid", o.valid},
-                   {"verdict", why},
-                   {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
-                   {"tolerance", v.tolerance}};
+  rep["result"] = {
+      {"final_loss", r.final_loss},
+      {"initial_loss", r.initial_loss},
+      {"iterations", r.iterations},
+      {"epochs", r.epochs},
+      {"stop_reason", r.stop_reason},
+      {"train_time_s", world.allreduce_value(r.train_seconds, comm::Op::max)},
+      {"samples_per_s", samples_per_s},
+      {"warmup_iterations", r.warmup_iterations},
+      {"fom_iterations", r.fom_iterations},
+      {"fom_time_s", fom_seconds},
+      {"valid", o.valid},
+      {"verdict", why},
+      {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
+      {"tolerance", v.tolerance}};
   if (!r.history.empty() && std::isfinite(r.history.back().test_loss))
     rep["result"]["test_loss"] = r.history.back().test_loss;
   rep["precision"] = precision::to_json(c.precision.plan);

@@ -45,7 +45,8 @@ RunOutcome run_precision_study(const Config& c, MPI_Comm world_comm, std::ostrea
   for (Knob k : all_knobs) {
     Config lowered = base;
     lowered.precision.plan[k] = c.run.study_format;
-    lowered.precision.preset = std::string("fp32, ") + name(k) + " " + to_string(c.run.study_format);
+    lowered.precision.preset =
+        std::string("fp32, ") + name(k) + " " + to_string(c.run.study_format);
     lowered.validation.reference_loss.reset();
     double loss = std::numeric_limits<double>::quiet_NaN();
     try {

@@ -22,19 +22,56 @@ enum class Kind { allreduce, allgather, alltoall, sendrecv, bcast, barrier, coun
 std::size_t size_of(DType t);
 const char* name(Kind k);
 
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<double>() { return DType::f64; }
-template <> constexpr DType dtype_of<float>() { return DType::f32; }
-template <> constexpr DType dtype_of<std::int8_t>() { return DType::i8; }
-template <> constexpr DType dtype_of<std::int16_t>() { return DType::i16; }
-template <> constexpr DType dtype_of<std::int32_t>() { return DType::i32; }
-template <> constexpr DType dtype_of<std::int64_t>() { return DType::i64; }
-template <> constexpr DType dtype_of<std::uint8_t>() { return DType::u8; }
-template <> constexpr DType dtype_of<std::uint16_t>() { return DType::u16; }
-template <> constexpr DType dtype_of<std::uint32_t>() { return DType::u32; }
-template <> constexpr DType dtype_of<std::uint64_t>() { return DType::u64; }
-template <> constexpr DType dtype_of<precision::fp16>() { return DType::f16; }
-template <> constexpr DType dtype_of<precision::bf16>() { return DType::bf16; }
+template <class T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
+template <>
+constexpr DType dtype_of<std::int8_t>() {
+  return DType::i8;
+}
+template <>
+constexpr DType dtype_of<std::int16_t>() {
+  return DType::i16;
+}
+template <>
+constexpr DType dtype_of<std::int32_t>() {
+  return DType::i32;
+}
+template <>
+constexpr DType dtype_of<std::int64_t>() {
+  return DType::i64;
+}
+template <>
+constexpr DType dtype_of<std::uint8_t>() {
+  return DType::u8;
+}
+template <>
+constexpr DType dtype_of<std::uint16_t>() {
+  return DType::u16;
+}
+template <>
+constexpr DType dtype_of<std::uint32_t>() {
+  return DType::u32;
+}
+template <>
+constexpr DType dtype_of<std::uint64_t>() {
+  return DType::u64;
+}
+template <>
+constexpr DType dtype_of<precision::fp16>() {
+  return DType::f16;
+}
+template <>
+constexpr DType dtype_of<precision::bf16>() {
+  return DType::bf16;
+}
 
 struct KindStats {
   std::uint64_t calls = 0;

@@ -4,8 +4,8 @@
 
 namespace minisgd::comm {
 
-void run_plan(Communicator& comm, const MergePlan& plan, std::uint8_t* data,
-              std::size_t elem_bytes, const MergeFn& merge, Phase first, Phase last) {
+void run_plan(Communicator& comm, const MergePlan& plan, std::uint8_t* data, std::size_t elem_bytes,
+              const MergeFn& merge, Phase first, Phase last) {
   std::vector<std::uint8_t> received;
   for (const PlanStep& s : plan.steps) {
     if (s.phase < first || s.phase > last) continue;
@@ -18,7 +18,8 @@ void run_plan(Communicator& comm, const MergePlan& plan, std::uint8_t* data,
     }
     comm.sendrecv(data + s.send.begin * elem_bytes, s.send.size() * elem_bytes, s.peer, target,
                   s.recv.size() * elem_bytes, s.peer, DType::u8);
-    if (s.merges() && s.recv.size() > 0) merge(own, received.data(), s.recv.begin, s.recv.size(), s);
+    if (s.merges() && s.recv.size() > 0)
+      merge(own, received.data(), s.recv.begin, s.recv.size(), s);
   }
 }
 

@@ -18,9 +18,8 @@ using MergeFn = std::function<void(std::uint8_t* own, const std::uint8_t* receiv
 
 /// Executes the steps of `plan` whose phase lies in [first, last] on `data` (count elements of
 /// elem_bytes each, host memory).
-void run_plan(Communicator& comm, const MergePlan& plan, std::uint8_t* data,
-              std::size_t elem_bytes, const MergeFn& merge, Phase first = Phase::fold_in,
-              Phase last = Phase::fold_out);
+void run_plan(Communicator& comm, const MergePlan& plan, std::uint8_t* data, std::size_t elem_bytes,
+              const MergeFn& merge, Phase first = Phase::fold_in, Phase last = Phase::fold_out);
 
 /// Every rank ends with the merge of all ranks' `data`.
 void merge_allreduce(Communicator& comm, MergeShape shape, std::uint8_t* data, std::size_t count,

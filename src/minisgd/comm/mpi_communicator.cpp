@@ -19,7 +19,9 @@ MPI_Datatype mpi_type(DType t) {
     case DType::i32: return MPI_INT32_T;
     case DType::i64: return MPI_INT64_T;
     case DType::u8: return MPI_UINT8_T;
-    case DType::u16: case DType::f16: case DType::bf16: return MPI_UINT16_T;
+    case DType::u16:
+    case DType::f16:
+    case DType::bf16: return MPI_UINT16_T;
     case DType::u32: return MPI_UINT32_T;
     case DType::u64: return MPI_UINT64_T;
   }
@@ -90,8 +92,8 @@ MpiCommunicator::~MpiCommunicator() {
 
 void MpiCommunicator::allreduce(void* buf, std::size_t count, DType t, Op op) {
   const MPI_Op mop = t == DType::f16    ? f16_ops_[int(op)]
-                    : t == DType::bf16 ? bf16_ops_[int(op)]
-                                       : mpi_op(op);
+                     : t == DType::bf16 ? bf16_ops_[int(op)]
+                                        : mpi_op(op);
   const double bytes = 2.0 * (size_ - 1) / size_ * double(count * size_of(t));
   timed(stats_[Kind::allreduce], std::uint64_t(bytes), [&] {
     check(MPI_Allreduce(MPI_IN_PLACE, buf, checked_count(count), mpi_type(t), mop, comm_),

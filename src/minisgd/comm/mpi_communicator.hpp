@@ -43,7 +43,7 @@ class MpiCommunicator final : public Communicator {
   int rank_ = 0;
   int size_ = 1;
   bool gpu_aware_ = false;
-  std::array<MPI_Op, 3> f16_ops_{};   // indexed by Op
+  std::array<MPI_Op, 3> f16_ops_{};  // indexed by Op
   std::array<MPI_Op, 3> bf16_ops_{};
 };
 

@@ -75,7 +75,8 @@ void NcclCommunicator::check(ncclResult_t r, const char* what) const {
   if (r == ncclSuccess) return;
   std::string msg = std::string("NCCL error in ") + what + ": " + ncclGetErrorString(r);
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
-  if (const char* last = ncclGetLastError(comm_); last && *last) msg += std::string(" (") + last + ")";
+  if (const char* last = ncclGetLastError(comm_); last && *last)
+    msg += std::string(" (") + last + ")";
 #endif
   throw std::runtime_error(msg);
 }
@@ -129,9 +130,8 @@ void* NcclCommunicator::scratch(std::size_t bytes) {
 }
 
 template <class F>
-void NcclCommunicator::run(Kind kind, std::uint64_t bytes, const void* send,
-                           std::size_t send_bytes, void* recv, std::size_t recv_bytes,
-                           F&& enqueue) {
+void NcclCommunicator::run(Kind kind, std::uint64_t bytes, const void* send, std::size_t send_bytes,
+                           void* recv, std::size_t recv_bytes, F&& enqueue) {
   timed(stats_[kind], bytes, [&] {
     const bool in_place = send == recv;
     const bool send_dev = send_bytes == 0 || on_device(send);
@@ -146,8 +146,8 @@ void NcclCommunicator::run(Kind kind, std::uint64_t bytes, const void* send,
     void* drecv = recv_dev ? recv : base + recv_off;
     const void* dsend = in_place ? drecv : send_dev ? send : base + send_off;
     if (!send_dev && send_bytes > 0)
-      check_cuda(cudaMemcpyAsync(const_cast<void*>(dsend), send, send_bytes,
-                                 cudaMemcpyHostToDevice, stream_),
+      check_cuda(cudaMemcpyAsync(const_cast<void*>(dsend), send, send_bytes, cudaMemcpyHostToDevice,
+                                 stream_),
                  "cudaMemcpyAsync (stage in)");
     enqueue(dsend, drecv);
     if (!recv_dev)
@@ -181,9 +181,9 @@ void NcclCommunicator::alltoall(const void* send, void* recv, std::size_t count,
         const char* sb = static_cast<const char*>(s);
         char* rb = static_cast<char*>(r);
         // Own block: a device copy. The others: one NCCL group of point-to-point calls.
-        check_cuda(cudaMemcpyAsync(rb + rank_ * n, sb + rank_ * n, n, cudaMemcpyDeviceToDevice,
-                                   stream_),
-                   "cudaMemcpyAsync (alltoall own block)");
+        check_cuda(
+            cudaMemcpyAsync(rb + rank_ * n, sb + rank_ * n, n, cudaMemcpyDeviceToDevice, stream_),
+            "cudaMemcpyAsync (alltoall own block)");
         ncclResult_t rc = ncclGroupStart();
         for (int p = 0; p < size_ && rc == ncclSuccess && n > 0; ++p) {
           if (p == rank_) continue;

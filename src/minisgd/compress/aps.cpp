@@ -19,12 +19,9 @@ Aps<T>::Aps(comm::Communicator& comm, std::size_t d, const std::string& format,
 
 template <class T>
 nlohmann::json Aps<T>::describe() const {
-  return {{"method", "aps"},
-          {"format", format_name_},
-          {"code_bits", format_.bits()},
-          {"block_size", block_size_},
-          {"kahan", packing_.lanes == 2},
-          {"headroom_bits", headroom_}};
+  return {
+      {"method", "aps"},           {"format", format_name_},       {"code_bits", format_.bits()},
+      {"block_size", block_size_}, {"kahan", packing_.lanes == 2}, {"headroom_bits", headroom_}};
 }
 
 template <class T>
@@ -34,8 +31,7 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const int ranks = comm_.size();
   const auto exps = exponents_.device;
   Kokkos::parallel_for(
-      "minisgd::aps_block_exponents",
-      Kokkos::TeamPolicy<ExecSpace>(exps.extent(0), Kokkos::AUTO),
+      "minisgd::aps_block_exponents", Kokkos::TeamPolicy<ExecSpace>(exps.extent(0), Kokkos::AUTO),
       KOKKOS_LAMBDA(const Team& team) {
         const std::size_t first = team.league_rank() * block;
         const std::size_t n = kmin(block, d - first);
@@ -47,7 +43,8 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
               acc = kmax(acc, v < 0 ? -v : v);
             },
             Kokkos::Max<float>(m));
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { exps(team.league_rank()) = aps::block_exponent(m, ranks); });
+        Kokkos::single(Kokkos::PerTeam(team),
+                       [&]() { exps(team.league_rank()) = aps::block_exponent(m, ranks); });
       });
   comm_.allreduce(exponents_.to_host(), exponents_.size(), comm::Op::max);
   exponents_.to_device();
@@ -63,24 +60,26 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
         for (int j = 0; j < p.per_word; ++j) {
           const std::size_t i = std::size_t(e) * p.per_word + j;
           if (i >= d || exps(i / block) == aps::zero_block) continue;
-          codes[j] = aps::encode_scaled(float(local(i)), aps::block_shift(f, headroom, exps(i / block)), f);
+          codes[j] = aps::encode_scaled(float(local(i)),
+                                        aps::block_shift(f, headroom, exps(i / block)), f);
         }
         std::uint8_t* element = &payload(e * p.element_bytes());
         p.put(element, 0, codes);
         if (p.lanes == 2) p.put(element, 1, zeros);
       });
-  comm::merge_allreduce(
-      comm_, comm::MergeShape::elementwise, payload_.to_host(), p.elements(d), p.element_bytes(),
-      [p, f](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t n,
-             const comm::PlanStep&) {
-        const std::size_t bytes = p.element_bytes();
-        host_for("minisgd::aps_merge", n, [=](std::size_t e) {
-          aps::merge_element(p, f, own + e * bytes, received + e * bytes);
-        });
-      });
+  comm::merge_allreduce(comm_, comm::MergeShape::elementwise, payload_.to_host(), p.elements(d),
+                        p.element_bytes(),
+                        [p, f](std::uint8_t* own, const std::uint8_t* received, std::size_t,
+                               std::size_t n, const comm::PlanStep&) {
+                          const std::size_t bytes = p.element_bytes();
+                          host_for("minisgd::aps_merge", n, [=](std::size_t e) {
+                            aps::merge_element(p, f, own + e * bytes, received + e * bytes);
+                          });
+                        });
   payload_.to_device();
   Kokkos::parallel_for(
-      "minisgd::aps_decode", Kokkos::RangePolicy<ExecSpace>(0, d), KOKKOS_LAMBDA(const std::int64_t i) {
+      "minisgd::aps_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
+      KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int16_t e = exps(i / block);
         if (e == aps::zero_block) {
           sum(i) = T(0);

@@ -78,16 +78,20 @@ struct Packing {
     const int bits = f.bits();
     return {bits, bits <= 8 ? 1 : 2, bits <= 4 ? 2 : 1, kahan ? 2 : 1};
   }
-  KOKKOS_INLINE_FUNCTION std::size_t element_bytes() const { return std::size_t(word_bytes) * lanes; }
+  KOKKOS_INLINE_FUNCTION std::size_t element_bytes() const {
+    return std::size_t(word_bytes) * lanes;
+  }
   std::size_t elements(std::size_t values) const { return (values + per_word - 1) / per_word; }
 
   KOKKOS_INLINE_FUNCTION std::uint32_t get(const std::uint8_t* element, int lane, int j) const {
     const std::uint8_t* w = element + lane * word_bytes;
-    const std::uint32_t word = word_bytes == 1 ? w[0] : std::uint32_t(w[0]) | std::uint32_t(w[1]) << 8;
+    const std::uint32_t word =
+        word_bytes == 1 ? w[0] : std::uint32_t(w[0]) | std::uint32_t(w[1]) << 8;
     return (word >> (j * bits)) & ((1u << bits) - 1);
   }
   /// Writes every code of one lane at once.
-  KOKKOS_INLINE_FUNCTION void put(std::uint8_t* element, int lane, const std::uint32_t* codes) const {
+  KOKKOS_INLINE_FUNCTION void put(std::uint8_t* element, int lane,
+                                  const std::uint32_t* codes) const {
     std::uint32_t word = 0;
     for (int j = 0; j < per_word; ++j) word |= codes[j] << (j * bits);
     std::uint8_t* w = element + lane * word_bytes;
@@ -102,13 +106,14 @@ KOKKOS_INLINE_FUNCTION void merge_element(const Packing& p, precision::CustomFor
                                           std::uint8_t* own, const std::uint8_t* other) {
   std::uint32_t s[2], c[2];
   for (int j = 0; j < p.per_word; ++j) {
-    const float t = precision::decode(p.get(own, 0, j), f) + precision::decode(p.get(other, 0, j), f);
+    const float t =
+        precision::decode(p.get(own, 0, j), f) + precision::decode(p.get(other, 0, j), f);
     s[j] = precision::encode(t, f);
     if (p.lanes == 2) {
       const float err = t - precision::decode(s[j], f);
-      c[j] = precision::encode(precision::decode(p.get(own, 1, j), f) +
-                                   precision::decode(p.get(other, 1, j), f) + err,
-                               f);
+      c[j] = precision::encode(
+          precision::decode(p.get(own, 1, j), f) + precision::decode(p.get(other, 1, j), f) + err,
+          f);
     }
   }
   p.put(own, 0, s);

@@ -16,8 +16,10 @@ nlohmann::json Cast<T>::describe() const {
 
 template <class T>
 void Cast<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
-  if (format_ == "bf16") reduce_as<precision::bf16>(local, sum);
-  else reduce_as<precision::fp16>(local, sum);
+  if (format_ == "bf16")
+    reduce_as<precision::bf16>(local, sum);
+  else
+    reduce_as<precision::fp16>(local, sum);
 }
 
 template <class T>
@@ -26,7 +28,9 @@ void Cast<T>::reduce_as(const Vector<T>& local, const Vector<T>& sum) {
   const auto codes = payload_.device;
   Kokkos::parallel_for(
       "minisgd::cast_encode", Kokkos::RangePolicy<ExecSpace>(0, codes.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { codes(i) = precision::from_float<F>(float(local(i))).bits; });
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        codes(i) = precision::from_float<F>(float(local(i))).bits;
+      });
   comm::merge_allreduce(
       comm_, comm::MergeShape::elementwise, reinterpret_cast<std::uint8_t*>(payload_.to_host()),
       payload_.size(), sizeof(std::uint16_t),
@@ -35,7 +39,9 @@ void Cast<T>::reduce_as(const Vector<T>& local, const Vector<T>& sum) {
         auto* a = reinterpret_cast<std::uint16_t*>(own);
         const auto* b = reinterpret_cast<const std::uint16_t*>(received);
         host_for("minisgd::cast_merge", n, [=](std::size_t i) {
-          a[i] = precision::from_float<F>(precision::to_float(F{a[i]}) + precision::to_float(F{b[i]})).bits;
+          a[i] =
+              precision::from_float<F>(precision::to_float(F{a[i]}) + precision::to_float(F{b[i]}))
+                  .bits;
         });
       });
   payload_.to_device();

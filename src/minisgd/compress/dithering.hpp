@@ -13,8 +13,8 @@
 #include <cstdint>
 
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/precision/bits.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
+#include "minisgd/precision/bits.hpp"
 
 namespace minisgd::compress {
 
@@ -36,12 +36,17 @@ KOKKOS_INLINE_FUNCTION std::int32_t stochastic_level(double y, int levels, std::
 }
 
 /// Integer codes of 1, 2 or 4 bytes, stored in a byte buffer.
-KOKKOS_INLINE_FUNCTION void store_level(std::uint8_t* codes, int bytes, std::size_t i, std::int32_t q) {
-  if (bytes == 1) reinterpret_cast<std::int8_t*>(codes)[i] = std::int8_t(q);
-  else if (bytes == 2) reinterpret_cast<std::int16_t*>(codes)[i] = std::int16_t(q);
-  else reinterpret_cast<std::int32_t*>(codes)[i] = q;
+KOKKOS_INLINE_FUNCTION void store_level(std::uint8_t* codes, int bytes, std::size_t i,
+                                        std::int32_t q) {
+  if (bytes == 1)
+    reinterpret_cast<std::int8_t*>(codes)[i] = std::int8_t(q);
+  else if (bytes == 2)
+    reinterpret_cast<std::int16_t*>(codes)[i] = std::int16_t(q);
+  else
+    reinterpret_cast<std::int32_t*>(codes)[i] = q;
 }
-KOKKOS_INLINE_FUNCTION std::int32_t load_level(const std::uint8_t* codes, int bytes, std::size_t i) {
+KOKKOS_INLINE_FUNCTION std::int32_t load_level(const std::uint8_t* codes, int bytes,
+                                               std::size_t i) {
   if (bytes == 1) return reinterpret_cast<const std::int8_t*>(codes)[i];
   if (bytes == 2) return reinterpret_cast<const std::int16_t*>(codes)[i];
   return reinterpret_cast<const std::int32_t*>(codes)[i];

@@ -26,7 +26,8 @@ std::unique_ptr<Compressor<T>> make_compressor(const CompressionConfig& c, std::
     return std::make_unique<GlobalQsgd<T>>(comm, d, c.global_qsgd.bits,
                                            c.global_qsgd.dithering == "exponential", seed);
   if (m == "aps")
-    return std::make_unique<Aps<T>>(comm, d, c.aps.format, std::size_t(c.aps.block_size), c.aps.kahan);
+    return std::make_unique<Aps<T>>(comm, d, c.aps.format, std::size_t(c.aps.block_size),
+                                    c.aps.kahan);
   if (m == "loco")
     return std::make_unique<Loco<T>>(comm, d, c.loco.bits, c.loco.beta, c.loco.reset_period,
                                      std::size_t(c.loco.group_size));

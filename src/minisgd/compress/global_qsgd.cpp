@@ -74,19 +74,22 @@ void GlobalQsgd<T>::reduce_levels(const Vector<T>& local, const Vector<T>& sum, 
                 std::uint64_t(comm_.rank()) * d_, bytes, codes_.device.data());
   // |Σq| ≤ P·L fits the code type by construction (GlobalLevels): the integer sum is exact.
   void* host = codes_.to_host();
-  const comm::DType type = bytes == 1 ? comm::DType::i8 : bytes == 2 ? comm::DType::i16 : comm::DType::i32;
+  const comm::DType type = bytes == 1   ? comm::DType::i8
+                           : bytes == 2 ? comm::DType::i16
+                                        : comm::DType::i32;
   comm_.allreduce(host, d_, type, comm::Op::sum);
   codes_.to_device();
   const std::uint8_t* codes = codes_.device.data();
   const double unit = scale / double(levels_.levels);
   Kokkos::parallel_for(
       "minisgd::global_qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d_),
-      KOKKOS_LAMBDA(const std::int64_t i) { sum(i) = T(double(load_level(codes, bytes, i)) * unit); });
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        sum(i) = T(double(load_level(codes, bytes, i)) * unit);
+      });
 }
 
 template <class T>
-void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& sum,
-                                       double scale) {
+void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& sum, double scale) {
   const auto codes = codes_.device;
   const double range = 2.0 * comm_.size() * scale;
   const std::uint64_t key = stream_key(seed_, 0), step = step_;
@@ -94,16 +97,16 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
   Kokkos::parallel_for(
       "minisgd::global_qsgd_encode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
       KOKKOS_LAMBDA(const std::int64_t i) {
-        codes(i) = exp_dither::encode(double(local(i)) / range,
-                                      precision::sr_bits(key, step, first + i));
+        codes(i) =
+            exp_dither::encode(double(local(i)) / range, precision::sr_bits(key, step, first + i));
       });
   const std::uint64_t seed = seed_;
   comm::merge_allreduce(
       comm_, comm::MergeShape::elementwise, codes_.to_host(), d_, 1,
       [seed, step](std::uint8_t* own, const std::uint8_t* received, std::size_t first_elem,
                    std::size_t n, const comm::PlanStep& s) {
-        const std::uint64_t merge_key = stream_key(seed, 1 + (std::uint64_t(s.round) << 32) +
-                                                             std::uint64_t(s.merge_id));
+        const std::uint64_t merge_key =
+            stream_key(seed, 1 + (std::uint64_t(s.round) << 32) + std::uint64_t(s.merge_id));
         host_for("minisgd::exp_dither_merge", n, [=](std::size_t i) {
           const std::uint64_t e = 2 * (first_elem + i);
           own[i] = exp_dither::merge(own[i], received[i], precision::sr_bits(merge_key, step, e),
@@ -113,7 +116,9 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
   codes_.to_device();
   Kokkos::parallel_for(
       "minisgd::global_qsgd_decode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
-      KOKKOS_LAMBDA(const std::int64_t i) { sum(i) = T(double(exp_dither::decode(codes(i))) * range); });
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        sum(i) = T(double(exp_dither::decode(codes(i))) * range);
+      });
 }
 
 template class GlobalQsgd<float>;

@@ -44,9 +44,12 @@ std::vector<IndexValue> merge_top_k(const IndexValue* a, const IndexValue* b, st
   all.reserve(2 * k);
   std::size_t i = 0, j = 0;
   while (i < k || j < k) {
-    if (j == k || (i < k && a[i].index < b[j].index)) all.push_back(a[i++]);
-    else if (i == k || b[j].index < a[i].index) all.push_back(b[j++]);
-    else all.push_back({a[i].index, a[i++].value + b[j++].value});  // fp32 sum: commutative
+    if (j == k || (i < k && a[i].index < b[j].index))
+      all.push_back(a[i++]);
+    else if (i == k || b[j].index < a[i].index)
+      all.push_back(b[j++]);
+    else
+      all.push_back({a[i].index, a[i++].value + b[j++].value});  // fp32 sum: commutative
   }
   if (all.size() > k) {
     std::nth_element(all.begin(), all.begin() + std::ptrdiff_t(k) - 1, all.end(), larger);
@@ -121,7 +124,8 @@ void GTopK<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
       consumed_.host(consumed++) = mine[m];
   consumed_.to_device();
   merged_.to_device();
-  local_.keep_unsent(Kokkos::subview(consumed_.device, Kokkos::make_pair(std::size_t(0), consumed)));
+  local_.keep_unsent(
+      Kokkos::subview(consumed_.device, Kokkos::make_pair(std::size_t(0), consumed)));
   Kokkos::deep_copy(sum, T(0));
   scatter_add(merged_.device, sum);
 }

@@ -12,9 +12,7 @@ KOKKOS_INLINE_FUNCTION float team_max_abs(const Team& team, const Vector<float>&
   float m = 0;
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(team, n),
-      [&](const std::size_t t, float& acc) {
-        acc = kmax(acc, loco::max_magnitude(v(first + t)));
-      },
+      [&](const std::size_t t, float& acc) { acc = kmax(acc, loco::max_magnitude(v(first + t))); },
       Kokkos::Max<float>(m));
   return m;
 }
@@ -146,7 +144,8 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   gathered_.to_device();
   const auto gathered = gathered_.device;
   Kokkos::parallel_for(
-      "minisgd::loco_decode", Kokkos::RangePolicy<ExecSpace>(0, d), KOKKOS_LAMBDA(const std::int64_t i) {
+      "minisgd::loco_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
+      KOKKOS_LAMBDA(const std::int64_t i) {
         sum(i) = T(L.value(&gathered((i / L.length) * L.bytes), i % L.length));
       });
   ++step_;

@@ -47,12 +47,12 @@ KOKKOS_INLINE_FUNCTION float compensate(float beta, float e_old, float v, float 
 /// Where a chunk's parts sit: `groups` fp32 steps (4 bytes each, little-endian) and then
 /// the codes, two to a byte when they have at most 4 bits. Chunks are padded to 4 bytes.
 struct ChunkLayout {
-  std::size_t length;    // values per chunk
-  std::size_t group;     // values per group (even when two codes share a byte)
-  std::size_t groups;    // per chunk
+  std::size_t length;  // values per chunk
+  std::size_t group;   // values per group (even when two codes share a byte)
+  std::size_t groups;  // per chunk
   int bits;
   int per_byte;
-  std::size_t bytes;     // per chunk
+  std::size_t bytes;  // per chunk
 
   static ChunkLayout of(std::size_t length, std::size_t group, int bits) {
     const int per_byte = bits <= 4 ? 2 : 1;

@@ -32,10 +32,9 @@ template <class T>
 void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   // A fixed summation order, so the scale (and every code) is the same for any thread count.
   // A NaN or ∞ makes the scale non-finite and the decoded sum NaN (codes times the scale).
-  const double norm2 = ordered_sum("minisgd::qsgd_norm", std::int64_t(d_),
-                                   KOKKOS_LAMBDA(const std::int64_t i) {
-                                     return double(local(i)) * double(local(i));
-                                   });
+  const double norm2 = ordered_sum(
+      "minisgd::qsgd_norm", std::int64_t(d_),
+      KOKKOS_LAMBDA(const std::int64_t i) { return double(local(i)) * double(local(i)); });
   const double scale = std::sqrt(norm2);
   const double levels = double((1 << (bits_ - 1)) - 1);
   const std::uint64_t key = stream_key(seed_, 0), step = step_;
@@ -47,12 +46,12 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
     Kokkos::parallel_for(
         "minisgd::qsgd_encode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
         KOKKOS_LAMBDA(const std::int64_t i) {
-          codes(i) = exp_dither::encode(double(local(i)) * inv,
-                                        precision::sr_bits(key, step, first + i));
+          codes(i) =
+              exp_dither::encode(double(local(i)) * inv, precision::sr_bits(key, step, first + i));
         });
   } else {
-    encode_levels(local, scale > 0 ? levels / scale : 0.0, int(levels), key, step, first, code_bytes_,
-                  codes.data());
+    encode_levels(local, scale > 0 ? levels / scale : 0.0, int(levels), key, step, first,
+                  code_bytes_, codes.data());
   }
   comm_.allgather(&scale, scales_.host.data(), 1);
   comm_.allgather(codes_.to_host(), gathered_.host.data(), codes_.size(), comm::DType::u8);
@@ -63,7 +62,8 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const std::size_t d = d_;
   const int ranks = comm_.size(), bytes = code_bytes_;
   Kokkos::parallel_for(
-      "minisgd::qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d), KOKKOS_LAMBDA(const std::int64_t i) {
+      "minisgd::qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
+      KOKKOS_LAMBDA(const std::int64_t i) {
         double s = 0;
         for (int p = 0; p < ranks; ++p) {
           const std::uint8_t* rank_codes = &gathered(p * d * bytes);

@@ -39,7 +39,8 @@ void scatter_add(const PairView& pairs, const Vector<T>& out) {
 
 /// k = ⌈density·d⌉, at least 1; indices must fit the 32-bit wire index.
 inline std::size_t top_k_count(std::size_t d, double density) {
-  if (d > std::size_t(INT32_MAX)) throw std::invalid_argument("top-k indices are 32-bit: d too large");
+  if (d > std::size_t(INT32_MAX))
+    throw std::invalid_argument("top-k indices are 32-bit: d too large");
   const auto k = std::size_t(std::ceil(density * double(d)));
   return k < 1 ? 1 : (k > d ? d : k);
 }

@@ -16,7 +16,8 @@ struct Staged {
   Staged(const std::string& label, std::size_t n)
       : device(label, n), host(Kokkos::create_mirror_view(device)) {}
 
-  /// Host copy of what the kernels wrote (fences first where kernels run asynchronously: Kokkos 4 does not sync the stream).
+  /// Host copy of what the kernels wrote (fences first where kernels run asynchronously: Kokkos 4
+  /// does not sync the stream).
   E* to_host() {
     sync_for_host("staged payload read on the host");
     Kokkos::deep_copy(host, device);

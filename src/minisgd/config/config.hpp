@@ -32,7 +32,7 @@ struct DataConfig {
   std::string source = "synthetic";  // libsvm | synthetic | binary
   std::string path;
   std::string fallback = "none";  // none | stand-in: generate synthetic.kind when path is absent
-  std::int64_t features = 0;  // 0: inferred from the file
+  std::int64_t features = 0;      // 0: inferred from the file
   std::string test_path;
   SyntheticConfig synthetic;
   bool shuffle = true;
@@ -64,19 +64,20 @@ struct SolverConfig {
   int s = 1;  // CA-SGD inner steps per outer step
   StepSizeConfig step_size;
   double epochs = 1.0;
-  std::int64_t max_iters = 0;           // 0: no limit
-  std::optional<double> target_loss;    // stop once the evaluated objective is at or below it
-  double time_limit = 0.0;              // seconds, 0: none
-  std::int64_t eval_every = 0;          // iterations, 0: once per epoch
-  bool reshuffle = false;               // new batch order every epoch
+  std::int64_t max_iters = 0;         // 0: no limit
+  std::optional<double> target_loss;  // stop once the evaluated objective is at or below it
+  double time_limit = 0.0;            // seconds, 0: none
+  std::int64_t eval_every = 0;        // iterations, 0: once per epoch
+  bool reshuffle = false;             // new batch order every epoch
   OptimizerKind optimizer = OptimizerKind::sgd;
-  double momentum = 0.9;                // heavy-ball coefficient
+  double momentum = 0.9;  // heavy-ball coefficient
   AdamConfig adam;
 };
 
 struct PrecisionConfig {
-  std::string gram_engine = "auto";  // auto | portable | cublas: who computes the Gram (docs/gpu.md)
-  bool tf32 = false;                 // fp32 Gram inputs on Tensor Cores in TF32 (cuBLAS only)
+  std::string gram_engine =
+      "auto";                   // auto | portable | cublas: who computes the Gram (docs/gpu.md)
+  bool tf32 = false;            // fp32 Gram inputs on Tensor Cores in TF32 (cuBLAS only)
   std::string preset = "fp32";  // fp64 | fp32 | mixed | mixed-wire-bf16
   precision::Plan plan = precision::preset_plan("fp32");  // the nine knobs in force
 };
@@ -116,8 +117,8 @@ struct CompressionConfig {
 struct CommConfig {
   std::string backend = "mpi";  // mpi | nccl (docs/gpu.md)
   bool gpu_aware = false;       // mpi only: hand device buffers to a CUDA-aware MPI
-  double latency_us = 0;      // comm.emulate: modelled network added to every call
-  double bandwidth_GBps = 0;  // 0: no emulation
+  double latency_us = 0;        // comm.emulate: modelled network added to every call
+  double bandwidth_GBps = 0;    // 0: no emulation
   bool emulated() const { return bandwidth_GBps > 0; }
 };
 

@@ -36,9 +36,9 @@ void read_data(DeckSection s, DataConfig& c) {
   c.shuffle = s.flag("shuffle", c.shuffle);
   c.cache = s.flag("cache", c.cache);
   DeckSection syn = s.section("synthetic");
-  c.synthetic.kind = syn.choice("kind", c.synthetic.kind,
-                                {"synth", "linear-synth", "poisson-synth", "epsilon-like",
-                                 "susy-like", "higgs-like"});
+  c.synthetic.kind = syn.choice(
+      "kind", c.synthetic.kind,
+      {"synth", "linear-synth", "poisson-synth", "epsilon-like", "susy-like", "higgs-like"});
   c.synthetic.rows = syn.integer("rows", 0, 0);
   c.synthetic.features = syn.integer("features", 0, 0);
   c.synthetic.noise = syn.number("noise", c.synthetic.noise, 0.0);
@@ -95,7 +95,8 @@ void read_solver(DeckSection s, SolverConfig& c) {
     s.fail("decomposition", "ca-sgd works in the column decomposition");
   c.batch_size = s.integer("batch_size", c.batch_size, 1);
   c.s = static_cast<int>(s.integer("s", 1, 1, 4096));
-  if (!ca && c.s != 1) s.fail("s", "inner steps per outer step are a ca-sgd setting (method is sgd)");
+  if (!ca && c.s != 1)
+    s.fail("s", "inner steps per outer step are a ca-sgd setting (method is sgd)");
   read_step_size(s, c.step_size);
   c.epochs = s.number("epochs", c.epochs, 0.0);
   c.max_iters = s.integer("max_iters", 0, 0);
@@ -116,8 +117,10 @@ void sgd_plan(const DeckSection& s, std::string& preset, precision::Plan& plan) 
   const Format a = plan[Knob::weights].format;
   if (a != Format::fp64 && a != Format::fp32)
     s.fail("weights", "sgd keeps w (and computes) in fp32 or fp64");
-  for (Knob k : {Knob::gram_input, Knob::gram_accum, Knob::gram_wire, Knob::margin_wire, Knob::recurrence})
-    if (s.has(name(k))) s.fail(name(k), "a ca-sgd knob (sgd takes data, margin_accum, gradient_accum, weights)");
+  for (Knob k :
+       {Knob::gram_input, Knob::gram_accum, Knob::gram_wire, Knob::margin_wire, Knob::recurrence})
+    if (s.has(name(k)))
+      s.fail(name(k), "a ca-sgd knob (sgd takes data, margin_accum, gradient_accum, weights)");
   for (Knob k : {Knob::margin_accum, Knob::gradient_accum}) {
     if (!s.has(name(k))) plan[k] = plan[Knob::weights];
     if (plan[k].format != a) s.fail(name(k), "sgd accumulates in the format of its weights");
@@ -126,7 +129,8 @@ void sgd_plan(const DeckSection& s, std::string& preset, precision::Plan& plan) 
   if (f != Format::fp64 && f != Format::fp32 && f != Format::bf16 && f != Format::fp16)
     s.fail("data", "sgd stores X as fp64, fp32, bf16 or fp16");
   if (f == Format::fp64 && a != Format::fp64) s.fail("data", "fp64 data need fp64 weights");
-  for (Knob k : {Knob::gram_input, Knob::gram_accum, Knob::gram_wire, Knob::margin_wire, Knob::recurrence})
+  for (Knob k :
+       {Knob::gram_input, Knob::gram_accum, Knob::gram_wire, Knob::margin_wire, Knob::recurrence})
     plan[k] = plan[Knob::weights];
   if (plan.uniform(Format::fp64)) preset = "fp64";  // what the run actually uses
   if (plan.uniform(Format::fp32)) preset = "fp32";
@@ -164,8 +168,9 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
   c.method = s.choice("method", c.method,
                       {"none", "cast", "topk", "qsgd", "aps", "global-qsgd", "gtopk", "loco"});
   if (c.method != "none" && solver.decomposition == Decomposition::column)
-    s.fail("method", "compresses the gradient AllReduce of the row decomposition, but "
-                     "solver.decomposition is column");
+    s.fail("method",
+           "compresses the gradient AllReduce of the row decomposition, but "
+           "solver.decomposition is column");
   DeckSection cast = s.section("cast");
   c.cast.format = cast.choice("format", c.cast.format, {"fp16", "bf16"});
   cast.finish();
@@ -182,8 +187,9 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
     if (p->dithering == "exponential" && p->bits != 8)
       m.fail("bits", "exponential dithering sends one-byte codes: bits must be 8");
     if (p == &c.global_qsgd && p->bits < 8)
-      m.fail("bits", "Global-QSGD's codes are summed as whole integers (at least a byte "
-                     "each), so fewer bits would not send fewer bytes: bits must be 8 to 16");
+      m.fail("bits",
+             "Global-QSGD's codes are summed as whole integers (at least a byte "
+             "each), so fewer bits would not send fewer bytes: bits must be 8 to 16");
     m.finish();
   }
   DeckSection aps = s.section("aps");
@@ -212,8 +218,9 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
 void read_comm(DeckSection s, CommConfig& c, const CompressionConfig& compression) {
   c.backend = s.choice("backend", c.backend, {"mpi", "nccl"});
   if (c.backend == "nccl" && compression.method == "aps")
-    s.fail("backend", "nccl cannot carry compression.method: aps (its int16 block exponents "
-                      "need a 16-bit integer reduction, which NCCL lacks); use comm.backend: mpi");
+    s.fail("backend",
+           "nccl cannot carry compression.method: aps (its int16 block exponents "
+           "need a 16-bit integer reduction, which NCCL lacks); use comm.backend: mpi");
   c.gpu_aware = s.flag("gpu_aware", false);
   if (c.gpu_aware && c.backend != "mpi")
     s.fail("gpu_aware", "applies to comm.backend: mpi (NCCL always takes device buffers)");
@@ -221,7 +228,8 @@ void read_comm(DeckSection s, CommConfig& c, const CompressionConfig& compressio
     DeckSection e = s.section("emulate");
     c.latency_us = e.number("latency_us", 0.0, 0.0);
     c.bandwidth_GBps = e.number("bandwidth_GBps", 0.0, 0.0);
-    if (c.bandwidth_GBps <= 0) e.fail("bandwidth_GBps", "required and > 0 when comm.emulate is given");
+    if (c.bandwidth_GBps <= 0)
+      e.fail("bandwidth_GBps", "required and > 0 when comm.emulate is given");
     e.finish();
   }
   s.finish();
@@ -328,7 +336,8 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   read_validation(top.section("validation"), c.validation);
   top.finish();
   if (c.run.study == "precision" && c.solver.method != Method::ca_sgd)
-    throw InputError(origin + ": run.study: precision lowers CA-SGD's knobs; it needs "
+    throw InputError(origin +
+                     ": run.study: precision lowers CA-SGD's knobs; it needs "
                      "solver.method: ca-sgd");
   return c;
 }

@@ -18,8 +18,7 @@ DeckSection::DeckSection(YAML::Node node, std::string path, std::string origin,
       where_(where) {
   if (node_ && !node_.IsNull() && !node_.IsMap()) {
     std::ostringstream msg;
-    msg << origin_ << ":" << node_.Mark().line + 1 << ": " << path_
-        << ": expected a map of keys";
+    msg << origin_ << ":" << node_.Mark().line + 1 << ": " << path_ << ": expected a map of keys";
     throw InputError(msg.str());
   }
 }
@@ -57,8 +56,8 @@ void DeckSection::record(const std::string& key, nlohmann::json value) {
 
 YAML::Node DeckSection::scalar(const std::string& key, const char* expected) {
   const YAML::Node n = node_[key];
-  if (!n.IsScalar()) fail(key, std::string("expected ") + expected + ", got a " +
-                                   (n.IsMap() ? "map" : "list"));
+  if (!n.IsScalar())
+    fail(key, std::string("expected ") + expected + ", got a " + (n.IsMap() ? "map" : "list"));
   return n;
 }
 
@@ -118,7 +117,11 @@ std::int64_t DeckSection::integer(const std::string& key, std::int64_t def, std:
       // Accept 1e6-style integers users write for sizes, but nothing fractional.
       double d = 0;
       bool ok = true;
-      try { d = n.as<double>(); } catch (const YAML::Exception&) { ok = false; }
+      try {
+        d = n.as<double>();
+      } catch (const YAML::Exception&) {
+        ok = false;
+      }
       if (!ok || d != std::floor(d) || std::fabs(d) > 9.0e15)
         fail(key, "expected an integer, got '" + n.Scalar() + "'");
       v = static_cast<std::int64_t>(d);

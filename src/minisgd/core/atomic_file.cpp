@@ -10,7 +10,8 @@
 
 namespace minisgd {
 
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& body) {
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& body) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   std::error_code ec;

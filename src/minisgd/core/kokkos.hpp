@@ -42,8 +42,12 @@ inline void sync_for_host(const char* why) {
 
 // Kokkos::min/max/sqrt/exp/log moved around between 3.4 and 4.x; these are enough here.
 template <class T>
-KOKKOS_INLINE_FUNCTION T kmin(T a, T b) { return b < a ? b : a; }
+KOKKOS_INLINE_FUNCTION T kmin(T a, T b) {
+  return b < a ? b : a;
+}
 template <class T>
-KOKKOS_INLINE_FUNCTION T kmax(T a, T b) { return a < b ? b : a; }
+KOKKOS_INLINE_FUNCTION T kmax(T a, T b) {
+  return a < b ? b : a;
+}
 
 }  // namespace minisgd

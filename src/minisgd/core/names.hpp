@@ -34,7 +34,8 @@ std::optional<E> from_string(std::string_view text) {
 template <class E>
 std::string choices() {
   std::string list;
-  for (const auto& [value, name] : names(E{})) list += (list.empty() ? "" : " | ") + std::string(name);
+  for (const auto& [value, name] : names(E{}))
+    list += (list.empty() ? "" : " | ") + std::string(name);
   return list;
 }
 

@@ -8,7 +8,7 @@
 
 namespace minisgd {
 
-/// A Kokkos Tools region for the lifetime of the object: 
+/// A Kokkos Tools region for the lifetime of the object:
 /// Kokkos::Tools::ScopedRegion does, written out so Kokkos 3.4 builds have it too.
 class Region {
  public:

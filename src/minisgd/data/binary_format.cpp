@@ -60,7 +60,8 @@ BinaryHeader make_header(std::int64_t rows, std::int64_t features, const std::st
   h.rows = rows;
   h.features = features;
   // Blocks of about 4 MiB: the unit a reader checks and the buffer it needs.
-  const std::int64_t row_bytes = std::max<std::int64_t>(1, features * std::int64_t(element_bytes) + 8);
+  const std::int64_t row_bytes =
+      std::max<std::int64_t>(1, features * std::int64_t(element_bytes) + 8);
   h.block_rows = std::max<std::int64_t>(1, (std::int64_t(4) << 20) / row_bytes);
   return h;
 }

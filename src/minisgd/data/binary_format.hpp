@@ -13,14 +13,14 @@
 namespace minisgd {
 
 struct BinaryHeader {
-  char magic[8];             // "MSGDBIN\0"
-  std::uint32_t version;     // kBinaryVersion
+  char magic[8];          // "MSGDBIN\0"
+  std::uint32_t version;  // kBinaryVersion
   std::uint32_t element_bytes;
-  char container[8];         // fp64 | fp32 | bf16 | fp16: how an element is stored
-  char format[24];           // the precision.data format the values are rounded to
+  char container[8];  // fp64 | fp32 | bf16 | fp16: how an element is stored
+  char format[24];    // the precision.data format the values are rounded to
   std::int64_t rows;
-  std::int64_t features;     // columns stored (no intercept)
-  std::int64_t block_rows;   // rows per checksum block
+  std::int64_t features;          // columns stored (no intercept)
+  std::int64_t block_rows;        // rows per checksum block
   std::uint64_t source_bytes;     // size of the text file it came from (0: none recorded)
   std::int64_t source_mtime_ns;   // its modification time
   std::uint64_t table_checksum;   // of the block table

@@ -14,17 +14,37 @@
 
 namespace minisgd {
 
-template <> const char* container_name<double>() { return "fp64"; }
-template <> const char* container_name<float>() { return "fp32"; }
-template <> const char* container_name<precision::bf16>() { return "bf16"; }
-template <> const char* container_name<precision::fp16>() { return "fp16"; }
+template <>
+const char* container_name<double>() {
+  return "fp64";
+}
+template <>
+const char* container_name<float>() {
+  return "fp32";
+}
+template <>
+const char* container_name<precision::bf16>() {
+  return "bf16";
+}
+template <>
+const char* container_name<precision::fp16>() {
+  return "fp16";
+}
 
 namespace {
 
 /// Decodes element k of a row stored as `container` (checked by read_header's caller).
 double element(const char* row, std::int64_t k, const std::string& container) {
-  if (container == "fp64") { double v; std::memcpy(&v, row + 8 * k, 8); return v; }
-  if (container == "fp32") { float v; std::memcpy(&v, row + 4 * k, 4); return v; }
+  if (container == "fp64") {
+    double v;
+    std::memcpy(&v, row + 8 * k, 8);
+    return v;
+  }
+  if (container == "fp32") {
+    float v;
+    std::memcpy(&v, row + 4 * k, 4);
+    return v;
+  }
   std::uint16_t bits;
   std::memcpy(&bits, row + 2 * k, 2);
   if (container == "bf16") return precision::to_double(precision::bf16{bits});
@@ -33,9 +53,9 @@ double element(const char* row, std::int64_t k, const std::string& container) {
 
 /// Reads block b (labels and rows), checks it, and routes its rows; returns "" or why not.
 template <class T>
-std::string route_block(const Config& c, const InputFile& f, const BinaryHeader& h,
-                        std::uint64_t b, std::uint64_t expected, std::vector<char>& buf,
-                        RowRouter<T>& router, LoadStats& stats) {
+std::string route_block(const Config& c, const InputFile& f, const BinaryHeader& h, std::uint64_t b,
+                        std::uint64_t expected, std::vector<char>& buf, RowRouter<T>& router,
+                        LoadStats& stats) {
   const BinaryLayout l = layout_of(h);
   const std::int64_t r0 = std::int64_t(b) * h.block_rows;
   const std::int64_t n = std::min(h.block_rows, h.rows - r0);
@@ -45,7 +65,8 @@ std::string route_block(const Config& c, const InputFile& f, const BinaryHeader&
   f.read_at(l.labels_at + 8 * std::uint64_t(r0), labels, 8 * std::size_t(n));
   f.read_at(l.matrix_at + l.row_bytes * std::uint64_t(r0), rows, l.row_bytes * std::size_t(n));
   stats.bytes_read += buf.size();
-  const std::uint64_t sum = checksum(rows, l.row_bytes * std::size_t(n), checksum(labels, 8 * std::size_t(n)));
+  const std::uint64_t sum =
+      checksum(rows, l.row_bytes * std::size_t(n), checksum(labels, 8 * std::size_t(n)));
   if (sum != expected)
     return f.path() + ": rows " + std::to_string(r0 + 1) + "-" + std::to_string(r0 + n) +
            " fail their checksum: the file is corrupt";
@@ -58,7 +79,8 @@ std::string route_block(const Config& c, const InputFile& f, const BinaryHeader&
     const std::string why = checked_label(c.model.loss, y, label);
     if (!why.empty()) return f.path() + ": row " + std::to_string(r0 + i + 1) + ": " + why;
     const char* row = rows + std::size_t(i) * l.row_bytes;
-    for (std::int64_t j = 0; j < h.features; ++j) vals[std::size_t(j)] = element(row, j, h.container);
+    for (std::int64_t j = 0; j < h.features; ++j)
+      vals[std::size_t(j)] = element(row, j, h.container);
     router.add(r0 + i, label, cols.data(), vals.data(), h.features);
   }
   return {};
@@ -80,7 +102,8 @@ Dataset<T> load_binary(const Config& c, const std::string& path, bool training,
     if (error.empty() && ct != "fp64" && ct != "fp32" && ct != "bf16" && ct != "fp16")
       error = "unknown element type '" + ct + "'";
     if (error.empty() && features > 0 && h.features != features)
-      error = "has " + std::to_string(h.features) + " features, the model " + std::to_string(features);
+      error =
+          "has " + std::to_string(h.features) + " features, the model " + std::to_string(features);
     if (!error.empty()) error = path + ": " + error;
   } catch (const InputError& e) {
     error = e.what();
@@ -163,12 +186,14 @@ void BinaryWriter<T>::write(std::int64_t first_row, const ParsedRows& rows,
       error_ = path_ + ": write failed (" + std::strerror(errno) + ")";
   };
   if (rows.rows() > 0)
-    put(rows.labels.data(), 8 * std::size_t(rows.rows()), l.labels_at + 8 * std::uint64_t(first_row));
+    put(rows.labels.data(), 8 * std::size_t(rows.rows()),
+        l.labels_at + 8 * std::uint64_t(first_row));
   for (std::int64_t i = 0; i < rows.rows(); ++i) {
     const std::int64_t r = first_row + i;
     std::fill(row_.begin(), row_.end(), store(0.0, r, 0));
     for (auto k = rows.row_ptr[std::size_t(i)]; k < rows.row_ptr[std::size_t(i) + 1]; ++k)
-      row_[std::size_t(rows.col[std::size_t(k)])] = store(rows.val[std::size_t(k)], r, rows.col[std::size_t(k)]);
+      row_[std::size_t(rows.col[std::size_t(k)])] =
+          store(rows.val[std::size_t(k)], r, rows.col[std::size_t(k)]);
     put(row_.data(), std::size_t(l.row_bytes), l.matrix_at + l.row_bytes * std::uint64_t(r));
   }
 }
@@ -189,14 +214,17 @@ void BinaryWriter<T>::commit(comm::Communicator& comm) {
       f.read_at(l.labels_at + 8 * std::uint64_t(r0), buf.data(), 8 * std::size_t(n));
       f.read_at(l.matrix_at + l.row_bytes * std::uint64_t(r0), buf.data() + 8 * n,
                 l.row_bytes * std::size_t(n));
-      table[b] = checksum(buf.data() + 8 * n, l.row_bytes * std::size_t(n), checksum(buf.data(), 8 * std::size_t(n)));
+      table[b] = checksum(buf.data() + 8 * n, l.row_bytes * std::size_t(n),
+                          checksum(buf.data(), 8 * std::size_t(n)));
     }
     comm.allreduce(table.data(), table.size(), comm::Op::sum);  // each block from one rank
     if (comm.rank() == 0) {
       header_.table_checksum = checksum(table.data(), 8 * table.size());
       header_.header_checksum = checksum(&header_, offsetof(BinaryHeader, header_checksum));
-      if (::pwrite(fd_, table.data(), 8 * table.size(), off_t(l.table_at)) != ssize_t(8 * table.size()) ||
-          ::pwrite(fd_, &header_, sizeof header_, 0) != ssize_t(sizeof header_) || ::fsync(fd_) != 0)
+      if (::pwrite(fd_, table.data(), 8 * table.size(), off_t(l.table_at)) !=
+              ssize_t(8 * table.size()) ||
+          ::pwrite(fd_, &header_, sizeof header_, 0) != ssize_t(sizeof header_) ||
+          ::fsync(fd_) != 0)
         error_ = path_ + ": write failed (" + std::strerror(errno) + ")";
     }
   }
@@ -214,7 +242,7 @@ void BinaryWriter<T>::commit(comm::Communicator& comm) {
   }
 }
 
-#define MINISGD_BINARY(T)                                                                     \
+#define MINISGD_BINARY(T)                                                                   \
   template Dataset<T> load_binary<T>(const Config&, const std::string&, bool, std::int64_t, \
                                      comm::Communicator&, LoadStats&);                      \
   template class BinaryWriter<T>;

@@ -18,7 +18,8 @@
 namespace minisgd {
 
 /// The container name of a storage type: fp64, fp32, bf16, fp16.
-template <class T> const char* container_name();
+template <class T>
+const char* container_name();
 
 /// This rank's share of a binary file (collective). InputError names the file and, for a
 /// damaged block, the rows it holds.

@@ -10,8 +10,8 @@ namespace minisgd {
 /// The rows and columns one rank holds, in shuffled order (see partition.hpp), stored as T.
 template <class T>
 struct Dataset {
-  Matrix<T> X;        // local_rows × local_cols, row-major
-  Vector<double> y;   // labels of the local rows (±1 for logistic)
+  Matrix<T> X;       // local_rows × local_cols, row-major
+  Vector<double> y;  // labels of the local rows (±1 for logistic)
   Partition part;
   std::int64_t features = 0;  // d of the data, without the intercept column
   std::string description;

@@ -57,7 +57,9 @@ void fill_labels(const Dataset<T>& ds, const SyntheticGenerator& gen, std::int64
   const std::int64_t offset = ds.part.decomposition == Decomposition::row ? ds.part.rank : 0;
   Kokkos::parallel_for(
       "minisgd::generate_labels", Kokkos::RangePolicy<ExecSpace>(begin, end),
-      KOKKOS_LAMBDA(const std::int64_t l) { y(l) = gen.label(l * stride + offset, margin(l - begin)); });
+      KOKKOS_LAMBDA(const std::int64_t l) {
+        y(l) = gen.label(l * stride + offset, margin(l - begin));
+      });
 }
 
 }  // namespace
@@ -76,8 +78,8 @@ Dataset<T> generate(const Config& c, comm::Communicator& comm) {
   Dataset<T> ds;
   ds.part = make_partition(c, shape.rows, cols, comm.rank(), comm.size(), true);
   ds.features = d;
-  ds.description = c.data.synthetic.kind + " (" + std::to_string(shape.rows) + " x " +
-                   std::to_string(d) + ")";
+  ds.description =
+      c.data.synthetic.kind + " (" + std::to_string(shape.rows) + " x " + std::to_string(d) + ")";
   ensure_share_fits(ds.part, sizeof(T), "data.synthetic", comm);
   allocate_share(ds);
 

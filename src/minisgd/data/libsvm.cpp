@@ -90,17 +90,20 @@ std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t f
       return "expected index:value, got '" + token_at(p, end) + "'";
     }
     std::string why;
-    if (idx < 1) why = "feature index " + std::to_string(idx) + " < 1";
-    else if (idx - 1 <= prev) why = "feature indices must be strictly increasing";
+    if (idx < 1)
+      why = "feature index " + std::to_string(idx) + " < 1";
+    else if (idx - 1 <= prev)
+      why = "feature indices must be strictly increasing";
     else if (features > 0 && idx > features && beyond.empty())
       // Not returned yet: when the count was inferred from each line's last index, an index
       // beyond it means a later index on this line is out of order, the real error.
-      beyond = "feature index " + std::to_string(idx) + " exceeds data.features = " +
-               std::to_string(features);
+      beyond = "feature index " + std::to_string(idx) +
+               " exceeds data.features = " + std::to_string(features);
     const char* value_at = r.ptr + 1;
     p = value_at;
     double v = 0;
-    if (why.empty() && !parse_number(p, end, v)) why = "bad value for feature " + std::to_string(idx);
+    if (why.empty() && !parse_number(p, end, v))
+      why = "bad value for feature " + std::to_string(idx);
     if (why.empty() && !std::isfinite(v))
       why = "value " + token_at(value_at, end) + " of feature " + std::to_string(idx) +
             " is not a finite number";

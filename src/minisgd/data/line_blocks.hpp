@@ -47,7 +47,7 @@ class LineBlocks {
   std::uint64_t pos_, end_;
   std::size_t block_;
   std::vector<char> buf_;
-  std::size_t kept_ = 0;  // bytes of a partial line kept from the last block
+  std::size_t kept_ = 0;   // bytes of a partial line kept from the last block
   std::size_t given_ = 0;  // bytes handed out by the last next()
   std::uint64_t read_ = 0;
 };

@@ -28,7 +28,8 @@ nlohmann::json to_json(const LoadStats& s, comm::Communicator& comm) {
   return {{"bytes_read_per_rank", max_u64(s.bytes_read)},
           {"load_s", comm.allreduce_value(s.seconds, comm::Op::max)},
           {"load_cpu_s", comm.allreduce_value(s.cpu_seconds, comm::Op::max)},
-          {"parse_MBps_per_rank", slowest < 1e300 ? nlohmann::json(slowest / 1e6) : nlohmann::json(nullptr)},
+          {"parse_MBps_per_rank",
+           slowest < 1e300 ? nlohmann::json(slowest / 1e6) : nlohmann::json(nullptr)},
           {"matrix_bytes_per_rank", max_u64(s.matrix_bytes)},
           {"peak_rss_bytes_per_rank", max_u64(peak_resident_bytes())}};
 }

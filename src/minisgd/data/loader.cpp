@@ -28,7 +28,8 @@ std::string cache_staleness(const Config& c, const std::string& cache, const std
     std::uint64_t bytes = 0;
     std::int64_t mtime = 0;
     file_stamp(source, bytes, mtime);
-    if (h.source_bytes != bytes || h.source_mtime_ns != mtime) return "stale (the text file changed)";
+    if (h.source_bytes != bytes || h.source_mtime_ns != mtime)
+      return "stale (the text file changed)";
     const std::string format = precision::to_string(c.precision.plan[precision::Knob::data]);
     if (std::string(h.container) != container_name<T>() || format != h.format)
       return std::string("holds ") + h.format + " values, this run stores " + format;
@@ -40,8 +41,8 @@ std::string cache_staleness(const Config& c, const std::string& cache, const std
 }
 
 template <class T>
-Dataset<T> read_file(const Config& c, const std::string& path, bool training,
-                     std::int64_t features, comm::Communicator& comm, LoadStats& stats) {
+Dataset<T> read_file(const Config& c, const std::string& path, bool training, std::int64_t features,
+                     comm::Communicator& comm, LoadStats& stats) {
   if (!std::filesystem::exists(path)) throw InputError(path + ": data file not found");
   if (c.data.source == "binary") return load_binary<T>(c, path, training, features, comm, stats);
   // The cache holds rounded values: only a deterministic rounding can reuse them.
@@ -58,8 +59,8 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training,
       if (comm.rank() == 0) std::cerr << "minisgd: note: " << e.what() << "; rebuilding it\n";
     }
   } else if (comm.rank() == 0 && std::filesystem::exists(cache)) {
-    std::cerr << "minisgd: note: data cache " << cache << ": "
-              << cache_staleness<T>(c, cache, path) << "; rebuilding it\n";
+    std::cerr << "minisgd: note: data cache " << cache << ": " << cache_staleness<T>(c, cache, path)
+              << "; rebuilding it\n";
   }
   return load_libsvm<T>(c, path, training, features, comm, stats, cache);
 }
@@ -112,7 +113,7 @@ Dataset<T> load_test_data(const Config& c, comm::Communicator& comm, std::int64_
   return ds;
 }
 
-#define MINISGD_LOADER(T)                                                                      \
+#define MINISGD_LOADER(T)                                                                    \
   template Dataset<T> load_training_data<T>(const Config&, comm::Communicator&, LoadStats&); \
   template Dataset<T> load_test_data<T>(const Config&, comm::Communicator&, std::int64_t,    \
                                         LoadStats&);

@@ -25,8 +25,12 @@ void append(std::vector<char>& out, const V* v, std::size_t count) {
 template <class T>
 RowRouter<T>::RowRouter(Dataset<T>& ds, std::vector<std::int64_t> position, DataStore<T> store,
                         bool intercept)
-    : ds_(ds), X_(Kokkos::create_mirror_view(ds.X)), y_(Kokkos::create_mirror_view(ds.y)),
-      position_(std::move(position)), store_(store), intercept_(intercept),
+    : ds_(ds),
+      X_(Kokkos::create_mirror_view(ds.X)),
+      y_(Kokkos::create_mirror_view(ds.y)),
+      position_(std::move(position)),
+      store_(store),
+      intercept_(intercept),
       out_(std::size_t(ds.part.ranks)) {
   Kokkos::deep_copy(X_, T{});
 }
@@ -49,8 +53,8 @@ void RowRouter<T>::add(std::int64_t row, double label, const std::int64_t* col, 
 
 template <class T>
 void RowRouter<T>::pack(int dest, std::int64_t local, std::int64_t row, double label,
-                        const std::int64_t* col, const double* val, std::int64_t n,
-                        std::int64_t c0, std::int64_t c1) {
+                        const std::int64_t* col, const double* val, std::int64_t n, std::int64_t c0,
+                        std::int64_t c1) {
   const std::int64_t* b = std::lower_bound(col, col + n, c0);
   const std::int64_t* e = std::lower_bound(b, col + n, c1);
   const std::int64_t d = ds_.features;

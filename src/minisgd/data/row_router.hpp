@@ -18,8 +18,7 @@ template <class T>
 class RowRouter {
  public:
   /// `position[r]`: the shuffled position of original row r (empty: position = r).
-  RowRouter(Dataset<T>& ds, std::vector<std::int64_t> position, DataStore<T> store,
-            bool intercept);
+  RowRouter(Dataset<T>& ds, std::vector<std::int64_t> position, DataStore<T> store, bool intercept);
   void add(std::int64_t row, double label, const std::int64_t* col, const double* val,
            std::int64_t n);
   /// Collective: every rank calls it the same number of times.
@@ -29,9 +28,8 @@ class RowRouter {
   std::uint64_t buffered_bytes() const { return buffered_; }
 
  private:
-  void pack(int dest, std::int64_t local, std::int64_t row, double label,
-            const std::int64_t* col, const double* val, std::int64_t n, std::int64_t c0,
-            std::int64_t c1);
+  void pack(int dest, std::int64_t local, std::int64_t row, double label, const std::int64_t* col,
+            const double* val, std::int64_t n, std::int64_t c0, std::int64_t c1);
   void unpack(const char* p, const char* end);
 
   Dataset<T>& ds_;

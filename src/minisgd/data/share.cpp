@@ -4,16 +4,16 @@
 
 #include <algorithm>
 #include <fstream>
-#include <vector>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 #include "minisgd/core/errors.hpp"
 
 namespace minisgd {
 
-Partition make_partition(const Config& c, std::int64_t rows, std::int64_t cols, int rank,
-                         int ranks, bool training) {
+Partition make_partition(const Config& c, std::int64_t rows, std::int64_t cols, int rank, int ranks,
+                         bool training) {
   Partition p{c.solver.decomposition, rank, ranks, rows, cols};
   if (!training) return p;
   const std::int64_t b = c.solver.batch_size;
@@ -33,8 +33,14 @@ Partition make_partition(const Config& c, std::int64_t rows, std::int64_t cols, 
 std::string checked_label(Loss loss, double y, double& out) {
   switch (loss) {
     case Loss::logistic:
-      if (y == 1.0) { out = 1.0; return {}; }
-      if (y == -1.0 || y == 0.0) { out = -1.0; return {}; }
+      if (y == 1.0) {
+        out = 1.0;
+        return {};
+      }
+      if (y == -1.0 || y == 0.0) {
+        out = -1.0;
+        return {};
+      }
       return "logistic labels must be ±1 or 0/1, got " + std::to_string(y);
     case Loss::poisson:
       if (!(y >= 0.0)) return "Poisson labels must be ≥ 0, got " + std::to_string(y);
@@ -86,7 +92,7 @@ void ensure_share_fits(const Partition& p, std::size_t element_bytes, const std:
                        comm::Communicator& comm) {
   const std::uint64_t need = share_bytes(p, element_bytes);
   const std::uint64_t have = available_bytes();
-  const long double node_need = (long double)(need) * ranks_on_this_host(comm);
+  const long double node_need = (long double)(need)*ranks_on_this_host(comm);
   const int short_of_memory = node_need > (long double)(have) ? 1 : 0;
   if (comm.allreduce_value(short_of_memory, comm::Op::max) == 0) return;
   std::ostringstream s;

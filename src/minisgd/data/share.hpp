@@ -34,8 +34,8 @@ DataStore<T> data_store(const Config& c, std::int64_t cols) {
 
 /// The partition of a rows × cols problem (cols with the intercept); for training, checks
 /// the batch size and the rank count against it (InputError naming the deck key).
-Partition make_partition(const Config& c, std::int64_t rows, std::int64_t cols, int rank,
-                         int ranks, bool training);
+Partition make_partition(const Config& c, std::int64_t rows, std::int64_t cols, int rank, int ranks,
+                         bool training);
 
 /// Logistic labels must be ±1 (0/1 are mapped); Poisson labels are counts ≥ 0. Returns an
 /// empty string and sets `out`, or the reason the label is refused.

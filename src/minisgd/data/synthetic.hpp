@@ -19,7 +19,7 @@ namespace minisgd {
 struct SyntheticShape {
   std::int64_t rows;
   std::int64_t features;
-  Loss loss;  // the loss the labels are drawn for
+  Loss loss;             // the loss the labels are drawn for
   double feature_scale;  // x_ij ~ N(0, scale²)
   double margin_std;     // std of x·w*
 };
@@ -33,7 +33,9 @@ class SyntheticGenerator {
   static constexpr double kFixedScale = 1099511627776.0;
 
   SyntheticGenerator(std::uint64_t seed, const SyntheticShape& shape, double noise)
-      : seed_(seed), shape_(shape), noise_(noise),
+      : seed_(seed),
+        shape_(shape),
+        noise_(noise),
         // ‖w*‖ ≈ sqrt(d)·w_scale, so x·w* has std ≈ margin_std.
         w_scale_(shape.margin_std / (shape.feature_scale * std::sqrt(double(shape.features)))) {}
 
@@ -58,8 +60,7 @@ class SyntheticGenerator {
   KOKKOS_INLINE_FUNCTION double label(std::int64_t row, std::int64_t margin_fixed) const {
     const double z = double(margin_fixed) / kFixedScale;
     switch (shape_.loss) {
-      case Loss::logistic:
-        return uniform(row, 0) < 1.0 / (1.0 + exp(-z)) ? 1.0 : -1.0;
+      case Loss::logistic: return uniform(row, 0) < 1.0 / (1.0 + exp(-z)) ? 1.0 : -1.0;
       case Loss::linear: {
         const auto r = draw(row, -1, 2);
         double a, b;
@@ -80,7 +81,7 @@ class SyntheticGenerator {
 
  private:
   KOKKOS_INLINE_FUNCTION r123::Philox4x32::ctr_type draw(std::int64_t a, std::int64_t b,
-                                                        std::uint32_t stream) const {
+                                                         std::uint32_t stream) const {
     r123::Philox4x32 rng;
     const r123::Philox4x32::key_type key = {{std::uint32_t(seed_), std::uint32_t(seed_ >> 32)}};
     const r123::Philox4x32::ctr_type ctr = {

@@ -74,8 +74,8 @@ Placement place(const RangeCounts& mine, comm::Communicator& comm) {
 /// Parses one block into `rows`, checks labels, routes the rows; returns "" or "file:line: why".
 template <class T>
 std::string parse_block(const Config& c, const std::string& path, const char* b, const char* e,
-                        std::int64_t cols, std::int64_t& line, std::int64_t& row,
-                        ParsedRows& rows, RowRouter<T>* router) {
+                        std::int64_t cols, std::int64_t& line, std::int64_t& row, ParsedRows& rows,
+                        RowRouter<T>* router) {
   std::string error;
   rows.clear();
   for_each_line(b, e, [&](const char* lb, const char* le) {
@@ -94,11 +94,10 @@ std::string parse_block(const Config& c, const std::string& path, const char* b,
     if (!router) continue;
     const std::size_t at = std::size_t(rows.row_ptr[std::size_t(k)]);
     router->add(row, label, rows.col.data() + at, rows.val.data() + at,
-               rows.row_ptr[std::size_t(k) + 1] - rows.row_ptr[std::size_t(k)]);
+                rows.row_ptr[std::size_t(k) + 1] - rows.row_ptr[std::size_t(k)]);
   }
   return error;
 }
-
 
 /// The file, this rank's range and where it sits in the file (pass 1, collective).
 struct ScannedText {
@@ -177,23 +176,28 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
   // The deck checks that depend on the shape come after the file's own errors.
   ds.part = make_partition(c, t.at.rows, cols, comm.rank(), comm.size(), false);
   ds.features = t.features;
-  ds.description = path + " (" + std::to_string(t.at.rows) + " x " + std::to_string(t.features) + ")";
+  ds.description =
+      path + " (" + std::to_string(t.at.rows) + " x " + std::to_string(t.features) + ")";
   ensure_share_fits(ds.part, sizeof(T), path, comm);
   allocate_share(ds);
   const DataStore<T> store = data_store<T>(c, cols);
-  RowRouter<T> router(ds, shuffled_positions(t.at.rows, c.run.seed, training && c.data.shuffle), store,
-                      c.model.intercept);
+  RowRouter<T> router(ds, shuffled_positions(t.at.rows, c.run.seed, training && c.data.shuffle),
+                      store, c.model.intercept);
   std::unique_ptr<BinaryWriter<T>> cache;
   if (!cache_path.empty()) {
     try {  // a cache that cannot be written (read-only data directory) is not an error
       cache = std::make_unique<BinaryWriter<T>>(cache_path, cache_header<T>(c, t, path), comm);
-    } catch (const RuntimeFailure&) {}
+    } catch (const RuntimeFailure&) {
+    }
   }
   parse_text(c, path, t, store, &router, cache.get(), comm, stats, block_bytes);
   router.finish();
   make_partition(c, ds.part.rows, ds.part.cols, comm.rank(), comm.size(), training);
   if (cache) {
-    try { cache->commit(comm); } catch (const RuntimeFailure&) {}
+    try {
+      cache->commit(comm);
+    } catch (const RuntimeFailure&) {
+    }
   }
   return ds;
 }
@@ -210,12 +214,12 @@ std::int64_t convert_libsvm(const Config& c, const std::string& in, const std::s
   return t.at.rows;
 }
 
-#define MINISGD_TEXT(T)                                                                        \
-  template Dataset<T> load_libsvm<T>(const Config&, const std::string&, bool, std::int64_t,    \
-                                     comm::Communicator&, LoadStats&, const std::string&,      \
-                                     std::size_t);                                             \
-  template std::int64_t convert_libsvm<T>(const Config&, const std::string&,                  \
-                                          const std::string&, std::int64_t, comm::Communicator&);
+#define MINISGD_TEXT(T)                                                                          \
+  template Dataset<T> load_libsvm<T>(const Config&, const std::string&, bool, std::int64_t,      \
+                                     comm::Communicator&, LoadStats&, const std::string&,        \
+                                     std::size_t);                                               \
+  template std::int64_t convert_libsvm<T>(const Config&, const std::string&, const std::string&, \
+                                          std::int64_t, comm::Communicator&);
 MINISGD_TEXT(double)
 MINISGD_TEXT(float)
 MINISGD_TEXT(precision::bf16)

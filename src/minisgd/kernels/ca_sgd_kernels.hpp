@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/rounder.hpp"
@@ -40,8 +40,8 @@ template <class S, class In>
 void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
                     const precision::Rounder& round, std::uint64_t step, const Matrix<In>& Y) {
   const std::int64_t n = X.extent(1), total = std::int64_t(Y.extent(0)) * n;
-  const bool cast = round.identity ||
-                    (!round.stochastic && round.format == precision::format_traits<In>::format);
+  const bool cast =
+      round.identity || (!round.stochastic && round.format == precision::format_traits<In>::format);
   if (cast) {
     Kokkos::parallel_for(
         "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, Y.extent(0)),
@@ -64,9 +64,8 @@ void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
 /// in kLanes independent partial sums (a loop the compiler vectorizes) added in a fixed
 /// order; on devices a team shares a row.
 template <class S, class A>
-void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
-                     const Vector<A>& w, const precision::Rounder& accumulate,
-                     const Vector<A>& r) {
+void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b, const Vector<A>& w,
+                     const precision::Rounder& accumulate, const Vector<A>& r) {
   const int n = int(X.extent(1));
   const std::int64_t rows = r.extent(0);
   const precision::Rounder round = accumulate;
@@ -76,7 +75,8 @@ void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
         KOKKOS_LAMBDA(const std::int64_t q) {
           const std::int64_t row = first(q / b) + q % b;
           A acc = 0;
-          for (int c = 0; c < n; ++c) acc = round(acc + round(precision::convert<A>(X(row, c)) * w(c)));
+          for (int c = 0; c < n; ++c)
+            acc = round(acc + round(precision::convert<A>(X(row, c)) * w(c)));
           r(q) = acc;
         });
     return;
@@ -90,8 +90,10 @@ void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
           A part[kLanes] = {};
           int c = 0;
           for (; c + kLanes <= n; c += kLanes)
-            for (int l = 0; l < kLanes; ++l) part[l] += precision::convert<A>(X(row, c + l)) * w(c + l);
-          for (int l = 0; c + l < n; ++l) part[l] += precision::convert<A>(X(row, c + l)) * w(c + l);
+            for (int l = 0; l < kLanes; ++l)
+              part[l] += precision::convert<A>(X(row, c + l)) * w(c + l);
+          for (int l = 0; c + l < n; ++l)
+            part[l] += precision::convert<A>(X(row, c + l)) * w(c + l);
           A sum = 0;
           for (int l = 0; l < kLanes; ++l) sum += part[l];
           r(q) = sum;
@@ -197,7 +199,8 @@ void update_weights(const Matrix<S>& X, const BatchRows& first, std::int64_t b, 
         const std::int64_t c0 = std::int64_t(team.league_rank()) * kCols;
         const int width = int(kmin<std::int64_t>(kCols, n - c0));
         Scratch g(team.team_scratch(0), kCols);
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) { g(c) = A(0); });
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width),
+                             [&](const int c) { g(c) = A(0); });
         for (std::int64_t q = 0; q < rows; ++q) {
           team.team_barrier();
           const std::int64_t row = first(q / b) + q % b;
@@ -214,7 +217,8 @@ void update_weights(const Matrix<S>& X, const BatchRows& first, std::int64_t b, 
         }
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
-          w(c0 + c) = w_round(w_round(scale * w(c0 + c)) - g(c), step, std::uint64_t(col0 + c0 + c));
+          w(c0 + c) =
+              w_round(w_round(scale * w(c0 + c)) - g(c), step, std::uint64_t(col0 + c0 + c));
         });
       });
 }

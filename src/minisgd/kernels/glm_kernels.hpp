@@ -3,8 +3,8 @@
 // row-major local matrix, so every kernel works on a subview without gathering.
 #include <KokkosBlas1_axpby.hpp>
 
-#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
@@ -83,7 +83,9 @@ double loss_sum_of_margins_of(const Vector<double>& z, const YView& y) {
   double total = 0;
   Kokkos::parallel_reduce(
       "minisgd::loss_sum_of_margins", Kokkos::RangePolicy<ExecSpace>(0, z.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i, double& acc) { acc += loss_value<L>(z(i), double(y(i))); },
+      KOKKOS_LAMBDA(const std::int64_t i, double& acc) {
+        acc += loss_value<L>(z(i), double(y(i)));
+      },
       total);
   return total;
 }

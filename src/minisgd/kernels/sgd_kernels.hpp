@@ -28,9 +28,9 @@ namespace minisgd {
 
 namespace sgd_detail {
 
-constexpr int kLanes = 16;       // partial sums of a margin: a loop the compiler vectorizes
-constexpr int kHostCols = 32;    // columns of one host gradient block (sums in registers)
-constexpr int kDeviceCols = 256; // columns of one device team
+constexpr int kLanes = 16;        // partial sums of a margin: a loop the compiler vectorizes
+constexpr int kHostCols = 32;     // columns of one host gradient block (sums in registers)
+constexpr int kDeviceCols = 256;  // columns of one device team
 
 constexpr bool host_backend = Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible;
 
@@ -65,7 +65,9 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
   if constexpr (sgd_detail::host_backend) {
     Kokkos::parallel_for(
         "minisgd::sgd_margins", Kokkos::RangePolicy<ExecSpace>(0, b),
-        KOKKOS_LAMBDA(const std::int64_t i) { z(i) = sgd_detail::row_dot(&X(first + i, 0), w.data(), n); });
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          z(i) = sgd_detail::row_dot(&X(first + i, 0), w.data(), n);
+        });
   } else {
     using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
     Kokkos::parallel_for(
@@ -75,7 +77,8 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
           A sum = 0;
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(team, n),
-              [&](const int c, A& acc) { acc += precision::convert<A>(X(first + i, c)) * w(c); }, sum);
+              [&](const int c, A& acc) { acc += precision::convert<A>(X(first + i, c)) * w(c); },
+              sum);
           Kokkos::single(Kokkos::PerTeam(team), [&]() { z(i) = sum; });
         });
   }
@@ -86,8 +89,8 @@ namespace sgd_detail {
 /// g[c0 .. c0+width) += Σ_{i in rows} x_i[c]·u_i, in row order, the block held in registers.
 /// A full block has a compile-time width, so the compiler keeps its sums in registers.
 template <class S, class A>
-KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u, std::int64_t rows,
-                                     A* g, int width) {
+KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u,
+                                     std::int64_t rows, A* g, int width) {
   A acc[kHostCols];
   if (width == kHostCols) {
     for (int c = 0; c < kHostCols; ++c) acc[c] = g[c];
@@ -103,9 +106,8 @@ KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* 
 /// Host, one thread, one launch: for each chunk of kChunk rows (in L2), the margins (unless
 /// given) and derivatives, then the chunk's share of the gradient block by block of columns.
 template <Loss L, class S, class A>
-void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
-                const Vector<A>& w, const Vector<A>& z, bool margins_given, const Vector<A>& u,
-                const Vector<A>& g) {
+void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
+                const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   constexpr std::int64_t kChunk = 32;
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
@@ -127,9 +129,8 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
 /// Host, several threads: derivatives (and margins unless given) over rows, then the
 /// gradient over column blocks.
 template <Loss L, class S, class A>
-void two_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
-              const Vector<A>& w, const Vector<A>& z, bool margins_given, const Vector<A>& u,
-              const Vector<A>& g) {
+void two_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
+              const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
   Kokkos::parallel_for(
@@ -154,7 +155,8 @@ void team_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>&
                    const Vector<A>& z, const Vector<A>& g) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Team = Policy::member_type;
-  using Scratch = Kokkos::View<A*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Scratch =
+      Kokkos::View<A*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
   Kokkos::parallel_for(
@@ -170,7 +172,8 @@ void team_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>&
         const int c0 = team.league_rank() * kDeviceCols, width = kmin(kDeviceCols, n - c0);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int c) {
           A acc = 0;
-          for (std::int64_t i = 0; i < b; ++i) acc += precision::convert<A>(X(first + i, c0 + c)) * u(i);
+          for (std::int64_t i = 0; i < b; ++i)
+            acc += precision::convert<A>(X(first + i, c0 + c)) * u(i);
           g(c0 + c) = acc;
         });
       });

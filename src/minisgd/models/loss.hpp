@@ -5,8 +5,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/vocabulary.hpp"
 
 namespace minisgd {
 

@@ -14,8 +14,8 @@ namespace minisgd::precision {
 // Philox4x32-10 with key = seed and counter = (index, step), so the bits an element
 // gets do not depend on thread scheduling, backend or rank count.
 KOKKOS_INLINE_FUNCTION uint32_t sr_bits(uint64_t seed, uint64_t step, uint64_t index) {
-  philox4x32_ctr_t ctr = {{uint32_t(index), uint32_t(index >> 32), uint32_t(step),
-                           uint32_t(step >> 32)}};
+  philox4x32_ctr_t ctr = {
+      {uint32_t(index), uint32_t(index >> 32), uint32_t(step), uint32_t(step >> 32)}};
   philox4x32_key_t key = {{uint32_t(seed), uint32_t(seed >> 32)}};
   return philox4x32(ctr, key).v[0];
 }
@@ -35,16 +35,16 @@ KOKKOS_INLINE_FUNCTION Unpacked unpack(float x) {
   const uint32_t b = to_bits(x);
   const int ef = int(b >> 23) & 0xFF;
   const uint32_t frac = b & 0x7FFFFFu;
-  return {ef ? frac | 0x800000u : frac, (ef ? ef : 1) - 150, ef - 127,
-          (b >> 31) != 0, ef == 0xFF && frac != 0, ef == 0xFF && frac == 0};
+  return {ef ? frac | 0x800000u : frac, (ef ? ef : 1) - 150,    ef - 127, (b >> 31) != 0,
+          ef == 0xFF && frac != 0,      ef == 0xFF && frac == 0};
 }
 
 KOKKOS_INLINE_FUNCTION Unpacked unpack(double x) {
   const uint64_t b = to_bits(x);
   const int ef = int(b >> 52) & 0x7FF;
   const uint64_t frac = b & 0xFFFFFFFFFFFFFull;
-  return {ef ? frac | (1ull << 52) : frac, (ef ? ef : 1) - 1075, ef - 1023,
-          (b >> 63) != 0, ef == 0x7FF && frac != 0, ef == 0x7FF && frac == 0};
+  return {ef ? frac | (1ull << 52) : frac, (ef ? ef : 1) - 1075,    ef - 1023, (b >> 63) != 0,
+          ef == 0x7FF && frac != 0,        ef == 0x7FF && frac == 0};
 }
 
 constexpr uint32_t overflow_code = 0xFFFFFFFFu;
@@ -60,13 +60,13 @@ constexpr uint32_t overflow_code = 0xFFFFFFFFu;
 // rounding rounds up iff random < (dropped fraction of an ulp) * 2^32, the fraction
 // kept to 32 bits (plus a sticky bit) when more are dropped: unbiased within the
 // finite range, to within 2^-32 ulp.
-KOKKOS_INLINE_FUNCTION uint32_t round_magnitude(const Unpacked& u, int M, int emin,
-                                                bool stochastic, uint32_t random) {
+KOKKOS_INLINE_FUNCTION uint32_t round_magnitude(const Unpacked& u, int M, int emin, bool stochastic,
+                                                uint32_t random) {
   if (u.lead > 127) return overflow_code;
-  const int qmin = emin - M;                   // log2 of the subnormal spacing
-  if (u.lead < qmin - 32) return 0;            // below 2^-32 of the smallest step
+  const int qmin = emin - M;                           // log2 of the subnormal spacing
+  if (u.lead < qmin - 32) return 0;                    // below 2^-32 of the smallest step
   const int qe = (u.lead > emin ? u.lead : emin) - M;  // log2 of the spacing at |x|
-  int shift = qe - u.e2;                       // in [0, 84] after the checks above
+  int shift = qe - u.e2;                               // in [0, 84] after the checks above
   uint64_t sig = u.sig;
   if (shift > 32) {  // keep 32 bits below the rounding point, the rest as a sticky bit
     const int s = shift - 32;

@@ -14,19 +14,31 @@ namespace minisgd::precision {
 // Union punning rather than std::memcpy (not device-callable) or std::bit_cast
 // (C++20); both GCC and NVCC define its behaviour.
 KOKKOS_INLINE_FUNCTION uint32_t to_bits(float x) {
-  union { float f; uint32_t u; } c{x};
+  union {
+    float f;
+    uint32_t u;
+  } c{x};
   return c.u;
 }
 KOKKOS_INLINE_FUNCTION uint64_t to_bits(double x) {
-  union { double f; uint64_t u; } c{x};
+  union {
+    double f;
+    uint64_t u;
+  } c{x};
   return c.u;
 }
 KOKKOS_INLINE_FUNCTION float float_from_bits(uint32_t u) {
-  union { uint32_t u; float f; } c{u};
+  union {
+    uint32_t u;
+    float f;
+  } c{u};
   return c.f;
 }
 KOKKOS_INLINE_FUNCTION double double_from_bits(uint64_t u) {
-  union { uint64_t u; double f; } c{u};
+  union {
+    uint64_t u;
+    double f;
+  } c{u};
   return c.f;
 }
 

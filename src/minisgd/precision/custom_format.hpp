@@ -11,14 +11,14 @@
 
 #include <cstdint>
 
-#include "minisgd/precision/bits.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
+#include "minisgd/precision/bits.hpp"
 
 namespace minisgd::precision {
 
 struct CustomFormat {
-  int E;  // exponent bits, 2..8
-  int M;  // fraction bits, 0..23
+  int E;                  // exponent bits, 2..8
+  int M;                  // fraction bits, 0..23
   bool saturate = false;  // overflow gives +-max instead of +-inf
 
   KOKKOS_INLINE_FUNCTION constexpr bool valid() const {
@@ -65,8 +65,8 @@ KOKKOS_INLINE_FUNCTION float decode(uint32_t code, CustomFormat f) {
   const bool negative = (code >> (f.E + f.M)) & 1u;
   const uint32_t mag = code & ((1u << (f.E + f.M)) - 1);
   const uint32_t inf = ((1u << f.E) - 1) << f.M;
-  if (mag >= inf) return float_from_bits((uint32_t(negative) << 31) | 0x7F800000u |
-                                         ((mag - inf) << (23 - f.M)));
+  if (mag >= inf)
+    return float_from_bits((uint32_t(negative) << 31) | 0x7F800000u | ((mag - inf) << (23 - f.M)));
   return detail::with_sign(detail::magnitude_value(mag, f.M, f.emin()), negative);
 }
 

@@ -124,19 +124,27 @@ inline CustomFormat wire_format(const std::string& text) {
 }
 
 namespace detail {
-template <Format F> struct traits_of {
+template <Format F>
+struct traits_of {
   static constexpr Format format = F;
   static constexpr int bytes = int(bytes_per_value(F));
   static constexpr const char* name = precision::name(F);
 };
 }  // namespace detail
 
-template <class T> struct format_traits;
-template <> struct format_traits<double> : detail::traits_of<Format::fp64> {};
-template <> struct format_traits<float> : detail::traits_of<Format::fp32> {};
-template <> struct format_traits<bf16> : detail::traits_of<Format::bf16> {};
-template <> struct format_traits<fp16> : detail::traits_of<Format::fp16> {};
-template <> struct format_traits<fp8_e4m3> : detail::traits_of<Format::fp8_e4m3> {};
-template <> struct format_traits<fp8_e5m2> : detail::traits_of<Format::fp8_e5m2> {};
+template <class T>
+struct format_traits;
+template <>
+struct format_traits<double> : detail::traits_of<Format::fp64> {};
+template <>
+struct format_traits<float> : detail::traits_of<Format::fp32> {};
+template <>
+struct format_traits<bf16> : detail::traits_of<Format::bf16> {};
+template <>
+struct format_traits<fp16> : detail::traits_of<Format::fp16> {};
+template <>
+struct format_traits<fp8_e4m3> : detail::traits_of<Format::fp8_e4m3> {};
+template <>
+struct format_traits<fp8_e5m2> : detail::traits_of<Format::fp8_e5m2> {};
 
 }  // namespace minisgd::precision

@@ -96,25 +96,33 @@ Realization realize(const Plan& p) {
         break;
       case Knob::gram_input:
         native = r.gram_input == f.format;
-        how = native ? (r.gram_input == r.storage ? "the Gram reads X's " + F + " values directly"
-                                                  : "batches converted from " + text(r.storage) +
-                                                        " to " + F + " before the Gram")
-                     : "batches rounded to " + F + ", held as " + text(r.gram_input) +
-                           " for the Gram";
+        how = native
+                  ? (r.gram_input == r.storage ? "the Gram reads X's " + F + " values directly"
+                                               : "batches converted from " + text(r.storage) +
+                                                     " to " + F + " before the Gram")
+                  : "batches rounded to " + F + ", held as " + text(r.gram_input) + " for the Gram";
         break;
       case Knob::gram_wire:
         native = r.wire == f.format;
         how = native ? "the packed Gram travels and is summed as " + F +
-                           (bytes_per_value(f.format) == 2 ? " (every partial sum rounded to " + F + ")" : "")
-                     : "Gram rounded to " + F + " before and after the AllReduce; travels and is "
-                       "summed as " + text(r.wire);
+                           (bytes_per_value(f.format) == 2
+                                ? " (every partial sum rounded to " + F + ")"
+                                : "")
+                     : "Gram rounded to " + F +
+                           " before and after the AllReduce; travels and is "
+                           "summed as " +
+                           text(r.wire);
         break;
       case Knob::margin_wire:
         native = r.wire == f.format;
         how = native ? "r travels in the packed message as " + F
-                     : "r rounded to " + F + " before and after the AllReduce; travels in the one "
-                       "packed message as " + text(r.wire) +
-                       (r.margins_wire == f.format ? " (as " + F + " when an outer step has one inner step)" : "");
+                     : "r rounded to " + F +
+                           " before and after the AllReduce; travels in the one "
+                           "packed message as " +
+                           text(r.wire) +
+                           (r.margins_wire == f.format
+                                ? " (as " + F + " when an outer step has one inner step)"
+                                : "");
         break;
       case Knob::gram_accum:
       case Knob::margin_accum:
@@ -150,9 +158,7 @@ nlohmann::json to_json(const Plan& p) {
   const Realization r = realize(p);
   nlohmann::json knobs = nlohmann::json::object();
   for (Knob k : all_knobs)
-    knobs[name(k)] = {{"format", text(p[k])},
-                      {"native", r.native[int(k)]},
-                      {"how", r.how[int(k)]}};
+    knobs[name(k)] = {{"format", text(p[k])}, {"native", r.native[int(k)]}, {"how", r.how[int(k)]}};
   return {{"preset", p.preset},
           {"rounding", name(p.rounding)},
           {"compiled",

@@ -24,7 +24,8 @@ struct Rounder {
     r.custom = f.custom;
     r.stochastic = stochastic;
     r.seed = seed;
-    r.identity = f.format == Format::fp64 || (f.format == Format::fp32 && arithmetic == Format::fp32);
+    r.identity =
+        f.format == Format::fp64 || (f.format == Format::fp32 && arithmetic == Format::fp32);
     return r;
   }
 

@@ -20,21 +20,29 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "minisgd/precision/bit_rounding.hpp"
 #include "minisgd/precision/bits.hpp"
 #include "minisgd/precision/custom_format.hpp"
-#include "minisgd/precision/bit_rounding.hpp"
 
 namespace minisgd::precision {
 
-struct bf16 { uint16_t bits; };
-struct fp16 { uint16_t bits; };
-struct fp8_e4m3 { uint8_t bits; };
-struct fp8_e5m2 { uint8_t bits; };
+struct bf16 {
+  uint16_t bits;
+};
+struct fp16 {
+  uint16_t bits;
+};
+struct fp8_e4m3 {
+  uint8_t bits;
+};
+struct fp8_e5m2 {
+  uint8_t bits;
+};
 
 static_assert(sizeof(bf16) == 2 && sizeof(fp16) == 2, "16-bit types must take 2 bytes");
 static_assert(sizeof(fp8_e4m3) == 1 && sizeof(fp8_e5m2) == 1, "8-bit types must take 1 byte");
-static_assert(std::is_trivial_v<bf16> && std::is_trivial_v<fp16> &&
-                  std::is_trivial_v<fp8_e4m3> && std::is_trivial_v<fp8_e5m2>,
+static_assert(std::is_trivial_v<bf16> && std::is_trivial_v<fp16> && std::is_trivial_v<fp8_e4m3> &&
+                  std::is_trivial_v<fp8_e5m2>,
               "storage types must be trivial so Views of them need no construction");
 
 namespace detail {
@@ -43,11 +51,24 @@ namespace detail {
 constexpr int e4m3_emin = -6;
 constexpr uint32_t e4m3_max = 0x7E, e4m3_nan = 0x7F;
 
-template <class T> struct ieee_layout;  // the IEEE-style types as CustomFormat instances
-template <> struct ieee_layout<bf16> { static constexpr int E = 8, M = 7; };
-template <> struct ieee_layout<fp16> { static constexpr int E = 5, M = 10; };
-template <> struct ieee_layout<fp8_e5m2> { static constexpr int E = 5, M = 2; };
-template <> struct ieee_layout<float> { static constexpr int E = 8, M = 23; };
+template <class T>
+struct ieee_layout;  // the IEEE-style types as CustomFormat instances
+template <>
+struct ieee_layout<bf16> {
+  static constexpr int E = 8, M = 7;
+};
+template <>
+struct ieee_layout<fp16> {
+  static constexpr int E = 5, M = 10;
+};
+template <>
+struct ieee_layout<fp8_e5m2> {
+  static constexpr int E = 5, M = 2;
+};
+template <>
+struct ieee_layout<float> {
+  static constexpr int E = 8, M = 23;
+};
 
 template <class T>
 KOKKOS_INLINE_FUNCTION T encode_as(const Unpacked& u, bool stochastic, uint32_t random) {
@@ -61,14 +82,19 @@ KOKKOS_INLINE_FUNCTION T encode_as(const Unpacked& u, bool stochastic, uint32_t 
   } else {
     using L = ieee_layout<T>;
     const uint32_t code = encode(u, CustomFormat{L::E, L::M}, stochastic, random);
-    if constexpr (std::is_same_v<T, float>) return float_from_bits(code);
-    else return {static_cast<decltype(T::bits)>(code)};
+    if constexpr (std::is_same_v<T, float>)
+      return float_from_bits(code);
+    else
+      return {static_cast<decltype(T::bits)>(code)};
   }
 }
 
 KOKKOS_INLINE_FUNCTION float widen(float x) { return x; }
 KOKKOS_INLINE_FUNCTION double widen(double x) { return x; }
-template <class T> KOKKOS_INLINE_FUNCTION float widen(T x) { return to_float(x); }
+template <class T>
+KOKKOS_INLINE_FUNCTION float widen(T x) {
+  return to_float(x);
+}
 
 }  // namespace detail
 
@@ -84,29 +110,42 @@ KOKKOS_INLINE_FUNCTION float to_float(fp8_e4m3 x) {
 KOKKOS_INLINE_FUNCTION float to_float(float x) { return x; }
 KOKKOS_INLINE_FUNCTION float to_float(double x) { return float(x); }
 
-template <class T> KOKKOS_INLINE_FUNCTION double to_double(T x) { return double(to_float(x)); }
+template <class T>
+KOKKOS_INLINE_FUNCTION double to_double(T x) {
+  return double(to_float(x));
+}
 KOKKOS_INLINE_FUNCTION double to_double(double x) { return x; }
 
 // Round-to-nearest-even conversion between any two of bf16, fp16, fp8_e4m3, fp8_e5m2,
 // float and double.
-template <class To, class From> KOKKOS_INLINE_FUNCTION To convert(From x) {
-  if constexpr (std::is_same_v<To, From>) return x;
+template <class To, class From>
+KOKKOS_INLINE_FUNCTION To convert(From x) {
+  if constexpr (std::is_same_v<To, From>)
+    return x;
   else if constexpr (std::is_same_v<To, double> || std::is_same_v<To, float>)
     return To(detail::widen(x));
-  else return detail::encode_as<To>(detail::unpack(detail::widen(x)), false, 0);
+  else
+    return detail::encode_as<To>(detail::unpack(detail::widen(x)), false, 0);
 }
 
 // Stochastically rounded conversion driven by 32 random bits (see sr_bits).
-template <class To, class From> KOKKOS_INLINE_FUNCTION To convert_sr(From x, uint32_t random) {
-  if constexpr (std::is_same_v<To, From>) return x;
+template <class To, class From>
+KOKKOS_INLINE_FUNCTION To convert_sr(From x, uint32_t random) {
+  if constexpr (std::is_same_v<To, From>)
+    return x;
   else if constexpr (std::is_same_v<To, double> ||
                      (std::is_same_v<To, float> && !std::is_same_v<From, double>))
     return To(detail::widen(x));  // exact
-  else return detail::encode_as<To>(detail::unpack(detail::widen(x)), true, random);
+  else
+    return detail::encode_as<To>(detail::unpack(detail::widen(x)), true, random);
 }
 
-template <class T> KOKKOS_INLINE_FUNCTION T from_float(float x) { return convert<T>(x); }
-template <class T> KOKKOS_INLINE_FUNCTION T from_float_sr(float x, uint32_t random) {
+template <class T>
+KOKKOS_INLINE_FUNCTION T from_float(float x) {
+  return convert<T>(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T from_float_sr(float x, uint32_t random) {
   return convert_sr<T>(x, random);
 }
 

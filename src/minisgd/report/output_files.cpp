@@ -37,8 +37,8 @@ void print_summary(std::ostream& out, const nlohmann::json& rep) {
   }
   std::snprintf(line, sizeof line, "\nFOM: %.6e samples/s\n", r["samples_per_s"].get<double>());
   out << line;
-  out << (r["valid"].get<bool>() ? "VALID" : "INVALID") << ": "
-      << r["verdict"].get<std::string>() << std::endl;
+  out << (r["valid"].get<bool>() ? "VALID" : "INVALID") << ": " << r["verdict"].get<std::string>()
+      << std::endl;
 }
 
 void write_outputs(const Config& c, const nlohmann::json& report,

@@ -117,9 +117,8 @@ void CaSgdStepper<S, A>::set_up_step(const std::vector<StepSpec>& steps) {
 template <class S, class A>
 void CaSgdStepper<S, A>::form_gram(int steps) {
   if (steps < 2) return;  // no block below the diagonal
-  precision::with_compiled_type(real_.gram_input, [&](auto tag) {
-    form_gram_from<typename decltype(tag)::type>(steps);
-  });
+  precision::with_compiled_type(
+      real_.gram_input, [&](auto tag) { form_gram_from<typename decltype(tag)::type>(steps); });
 }
 
 template <class S, class A>
@@ -131,8 +130,9 @@ void CaSgdStepper<S, A>::form_gram_from(int steps) {
     // The Gram reads X in place when the batches are adjacent rows already in its format.
     const auto& d = plan_[Knob::data];
     const auto& g = plan_[Knob::gram_input];
-    const bool same = d.format == g.format &&
-                      (d.format != Format::custom || (d.custom.E == g.custom.E && d.custom.M == g.custom.M));
+    const bool same =
+        d.format == g.format &&
+        (d.format != Format::custom || (d.custom.E == g.custom.E && d.custom.M == g.custom.M));
     if (same && adjacent_) {
       gram_path_ = gram_.compute(row_block(data_.X, first_host_(0), rows), b_, G, gram_accum_);
       return;
@@ -154,9 +154,11 @@ void CaSgdStepper<S, A>::exchange(int steps) {
   round_in_place(G, nG, gram_wire_, 2 * outer_);
   round_in_place(r, steps * b_, margin_wire_, 2 * outer_);
   const Format W = steps > 1 ? real_.wire : real_.margins_wire;
-  precision::with_compiled_type(W, [&](auto tag) { exchange_as<typename decltype(tag)::type>(count); });
+  precision::with_compiled_type(
+      W, [&](auto tag) { exchange_as<typename decltype(tag)::type>(count); });
   if (W != plan_[Knob::gram_wire].format) round_in_place(G, nG, gram_wire_, 2 * outer_ + 1);
-  if (W != plan_[Knob::margin_wire].format) round_in_place(r, steps * b_, margin_wire_, 2 * outer_ + 1);
+  if (W != plan_[Knob::margin_wire].format)
+    round_in_place(r, steps * b_, margin_wire_, 2 * outer_ + 1);
 }
 
 template <class S, class A>

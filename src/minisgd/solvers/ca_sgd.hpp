@@ -51,8 +51,8 @@ class CaSgdStepper final : public Stepper {
   precision::Plan plan_;
   precision::Realization real_;
   // One rounding per knob, relative to the type its values are computed in.
-  precision::Rounder gram_input_, gram_accum_, gram_wire_, margin_accum_, margin_wire_,
-      recurrence_, gradient_accum_, weights_;
+  precision::Rounder gram_input_, gram_accum_, gram_wire_, margin_accum_, margin_wire_, recurrence_,
+      gradient_accum_, weights_;
 
   Vector<A> w_;
   Vector<A> packed_;  // [G (strictly block-lower, by block rows) | r], the message in A
@@ -62,13 +62,14 @@ class CaSgdStepper final : public Stepper {
   Coefficients coef_;
   Kokkos::View<double**, Kokkos::LayoutRight, HostSpace> coef_host_;
   Kokkos::View<double*, HostSpace> scale_host_;
-  bool adjacent_ = false;  // this outer step's batches are consecutive rows of X
+  bool adjacent_ = false;    // this outer step's batches are consecutive rows of X
   std::uint64_t outer_ = 0;  // outer steps taken: keys stochastic rounding
 
   BlockLowerGram gram_;
   GramPath gram_path_ = GramPath::none;
   // The Gram input and wire buffers of the types in use (the others stay empty).
-  std::tuple<Matrix<double>, Matrix<float>, Matrix<precision::bf16>, Matrix<precision::fp16>> input_;
+  std::tuple<Matrix<double>, Matrix<float>, Matrix<precision::bf16>, Matrix<precision::fp16>>
+      input_;
   std::tuple<Vector<double>, Vector<float>, Vector<precision::bf16>, Vector<precision::fp16>> wire_;
 };
 

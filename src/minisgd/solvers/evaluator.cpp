@@ -27,9 +27,9 @@ void margins_in_order(const Matrix<T>& X, std::int64_t first, const Vector<doubl
 template <class YView>
 double loss_in_order(Loss loss, const Vector<double>& z, const YView& y, std::int64_t first,
                      std::int64_t n) {
-  return ordered_sum("minisgd::eval_loss", n, KOKKOS_LAMBDA(const std::int64_t i) {
-    return loss_value<double>(loss, z(i), y(first + i));
-  });
+  return ordered_sum(
+      "minisgd::eval_loss", n,
+      KOKKOS_LAMBDA(const std::int64_t i) { return loss_value<double>(loss, z(i), y(first + i)); });
 }
 
 }  // namespace
@@ -63,8 +63,9 @@ double Evaluator<T>::mean_loss(const Vector<double>& w) const {
 
 template <class T>
 double Evaluator<T>::objective(const Vector<double>& w) const {
-  double norm2 = ordered_sum("minisgd::eval_norm", w.extent(0),
-                             KOKKOS_LAMBDA(const std::int64_t j) { return w(j) * w(j); });
+  double norm2 = ordered_sum(
+      "minisgd::eval_norm", w.extent(0),
+      KOKKOS_LAMBDA(const std::int64_t j) { return w(j) * w(j); });
   if (data_.part.decomposition == Decomposition::column) norm2 = comm_.allreduce_value(norm2);
   return mean_loss(w) + 0.5 * l2_ * norm2;
 }

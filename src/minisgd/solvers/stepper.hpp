@@ -19,7 +19,8 @@ struct StepSpec {
 class Stepper {
  public:
   virtual ~Stepper() = default;
-  /// Steps the method takes at once (s for CA-SGD, 1 for SGD); the loop hands over at most this many.
+  /// Steps the method takes at once (s for CA-SGD, 1 for SGD); the loop hands over at most this
+  /// many.
   virtual int group_size() const = 0;
   virtual void advance(const std::vector<StepSpec>& steps) = 0;
   /// This rank's weights (all of w in the row decomposition, its slice in the column one).

@@ -14,7 +14,8 @@ std::unique_ptr<Stepper> make_stepper(const Config& c, const Dataset<S>& data,
   const bool fp64 = precision::realize(c.precision.plan).compute == precision::Format::fp64;
   if (c.solver.method == Method::sgd) {
     if (fp64) return std::make_unique<SgdStepper<S, double>>(c, data, comm, timers);
-    if constexpr (!std::is_same_v<S, double>) return std::make_unique<SgdStepper<S, float>>(c, data, comm, timers);
+    if constexpr (!std::is_same_v<S, double>)
+      return std::make_unique<SgdStepper<S, float>>(c, data, comm, timers);
     throw std::logic_error("sgd with fp64 data computes in fp64 (the deck reader enforces it)");
   }
   if (fp64) return std::make_unique<CaSgdStepper<S, double>>(c, data, comm, timers);

@@ -66,8 +66,8 @@ TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Eval
                            "; try a smaller solver.step_size)");
     r.history.push_back(h);
     char line[160];
-    std::snprintf(line, sizeof line, "epoch %8.3f  iter %10lld  loss %.8e  time %8.3f s",
-                  h.epoch, static_cast<long long>(it), h.loss, h.seconds);
+    std::snprintf(line, sizeof line, "epoch %8.3f  iter %10lld  loss %.8e  time %8.3f s", h.epoch,
+                  static_cast<long long>(it), h.loss, h.seconds);
     progress(line);
     return h.loss;
   };

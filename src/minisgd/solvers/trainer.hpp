@@ -17,7 +17,7 @@ struct TrainResult {
   double epochs = 0;
   double initial_loss = 0;
   double final_loss = 0;
-  double train_seconds = 0;     // every training step, evaluations excluded
+  double train_seconds = 0;            // every training step, evaluations excluded
   std::int64_t warmup_iterations = 0;  // steps before the FOM window
   std::int64_t fom_iterations = 0;     // steps inside it
   double fom_seconds = 0;              // its length: fenced at its two ends only

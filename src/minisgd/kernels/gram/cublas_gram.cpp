@@ -109,10 +109,10 @@ void gemm_abt(CublasHandle& h, GemmInput in, GemmAccum acc, int m, int n, int k,
   if (!cublas_supports(in, acc, tf32, &why)) throw std::invalid_argument("gemm_abt: " + why);
   if (m < 0 || n < 0 || k < 0 || lda < (k > 0 ? k : 1) || ldb < (k > 0 ? k : 1) ||
       ldc < (n > 0 ? n : 1))
-    throw std::invalid_argument("gemm_abt: bad sizes m=" + std::to_string(m) + " n=" +
-                                std::to_string(n) + " k=" + std::to_string(k) + " lda=" +
-                                std::to_string(lda) + " ldb=" + std::to_string(ldb) + " ldc=" +
-                                std::to_string(ldc));
+    throw std::invalid_argument("gemm_abt: bad sizes m=" + std::to_string(m) +
+                                " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                                " lda=" + std::to_string(lda) + " ldb=" + std::to_string(ldb) +
+                                " ldc=" + std::to_string(ldc));
   if (m == 0 || n == 0) return;
   cublasHandle_t hd = h.get();
   // Row-major C(m×n) = A·Bᵀ is column-major Cᵀ(n×m) = op(B')·A' where B' (k×n, ldb) and
@@ -120,23 +120,22 @@ void gemm_abt(CublasHandle& h, GemmInput in, GemmAccum acc, int m, int n, int k,
   // B', none for A'. So cuBLAS sees (m, n) = (n, m) and (A, B) = (B, A).
   if (acc == GemmAccum::fp64) {
     const double a = alpha, b = beta;
-    check(cublasDgemm(hd, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &a, static_cast<const double*>(B),
-                      ldb, static_cast<const double*>(A), lda, &b, static_cast<double*>(C), ldc),
+    check(cublasDgemm(hd, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &a, static_cast<const double*>(B), ldb,
+                      static_cast<const double*>(A), lda, &b, static_cast<double*>(C), ldc),
           "cublasDgemm");
     return;
   }
   const float a = float(alpha), b = float(beta);
   if (in == GemmInput::fp32 && !tf32) {
-    check(cublasSgemm(hd, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &a, static_cast<const float*>(B),
-                      ldb, static_cast<const float*>(A), lda, &b, static_cast<float*>(C), ldc),
+    check(cublasSgemm(hd, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &a, static_cast<const float*>(B), ldb,
+                      static_cast<const float*>(A), lda, &b, static_cast<float*>(C), ldc),
           "cublasSgemm");
     return;
   }
   // 16-bit inputs (or TF32): fp32 compute and scalars, fp32 output. CUBLAS_GEMM_DEFAULT lets
   // cuBLAS pick Tensor Core kernels (the *_TENSOR_OP algorithm values are deprecated since
   // cuBLAS 11 and behave the same).
-  const cublasComputeType_t compute =
-      tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cublasComputeType_t compute = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   const cudaDataType_t t = data_type(in);
   check(cublasGemmEx(hd, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &a, B, t, ldb, A, t, lda, &b, C,
                      CUDA_R_32F, ldc, compute, CUBLAS_GEMM_DEFAULT),
@@ -171,8 +170,8 @@ void block_lower_gram(CublasHandle& h, GemmInput in, GemmAccum acc, std::int64_t
     // Block row j: C (b × jb) = Y_j (b × cols) · [Y_0 … Y_{j−1}] (jb × cols)ᵀ.
     const std::int64_t offset = b * b * j * (j - 1) / 2;
     gemm_abt(h, in, acc, as_int(b, "b"), as_int(j * b, "j·b"), as_int(cols, "cols"), 1.0,
-             y + std::size_t(j * b * ldy) * in_size, as_int(ldy, "ldy"), y, as_int(ldy, "ldy"),
-             0.0, g + std::size_t(offset) * out_size, as_int(j * b, "j·b"), tf32);
+             y + std::size_t(j * b * ldy) * in_size, as_int(ldy, "ldy"), y, as_int(ldy, "ldy"), 0.0,
+             g + std::size_t(offset) * out_size, as_int(j * b, "j·b"), tf32);
   }
 }
 

@@ -80,8 +80,8 @@ void gemm_abt(CublasHandle& h, GemmInput in, GemmAccum acc, int m, int n, int k,
 
 /// G = Y·Yᵀ (both triangles): Y is n×k row-major (ldy ≥ k) of type `in`, G is n×n row-major
 /// (ldg ≥ n) of the accumulation type. One GEMM; see the header comment.
-inline void gram(CublasHandle& h, GemmInput in, GemmAccum acc, int n, int k, const void* Y,
-                 int ldy, void* G, int ldg, bool tf32 = false) {
+inline void gram(CublasHandle& h, GemmInput in, GemmAccum acc, int n, int k, const void* Y, int ldy,
+                 void* G, int ldg, bool tf32 = false) {
   gemm_abt(h, in, acc, n, n, k, 1.0, Y, ldy, Y, ldy, 0.0, G, ldg, tf32);
 }
 

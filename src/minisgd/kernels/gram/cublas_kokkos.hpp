@@ -25,17 +25,21 @@ namespace minisgd::gpu {
 CublasHandle& cublas_handle(const Kokkos::Cuda& exec);
 
 template <class T>
-constexpr bool is_gemm_input_v = std::is_same_v<T, double> || std::is_same_v<T, float> ||
-                                 std::is_same_v<T, precision::bf16> ||
-                                 std::is_same_v<T, precision::fp16>;
+constexpr bool is_gemm_input_v =
+    std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, precision::bf16> ||
+    std::is_same_v<T, precision::fp16>;
 
 template <class T>
 constexpr GemmInput gemm_input() {
   static_assert(is_gemm_input_v<T>, "cuBLAS Gram inputs: double, float, bf16, fp16");
-  if constexpr (std::is_same_v<T, double>) return GemmInput::fp64;
-  else if constexpr (std::is_same_v<T, float>) return GemmInput::fp32;
-  else if constexpr (std::is_same_v<T, precision::bf16>) return GemmInput::bf16;
-  else return GemmInput::fp16;
+  if constexpr (std::is_same_v<T, double>)
+    return GemmInput::fp64;
+  else if constexpr (std::is_same_v<T, float>)
+    return GemmInput::fp32;
+  else if constexpr (std::is_same_v<T, precision::bf16>)
+    return GemmInput::bf16;
+  else
+    return GemmInput::fp16;
 }
 
 template <class T>
@@ -60,7 +64,9 @@ bool cublas_gram_supported(bool tf32 = false) {
 template <class In, class Acc>
 void cublas_block_lower_gram(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                              bool tf32 = false, const Kokkos::Cuda& exec = Kokkos::Cuda()) {
-  static_assert(sizeof(In) == (std::is_same_v<In, double> ? 8 : std::is_same_v<In, float> ? 4 : 2),
+  static_assert(sizeof(In) == (std::is_same_v<In, double>  ? 8
+                               : std::is_same_v<In, float> ? 4
+                                                           : 2),
                 "storage type size must match the CUDA type");
   const std::int64_t rows = std::int64_t(Y.extent(0)), cols = std::int64_t(Y.extent(1));
   const std::int64_t s = b > 0 ? rows / b : 0;

@@ -46,15 +46,16 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
         host_items.insert(host_items.end(), {int(j), int(rt), int(ct)});
   const std::int64_t count = std::int64_t(host_items.size()) / 3;
   Kokkos::View<int* [3], MemSpace> items("minisgd::gram_items", count);
-  Kokkos::deep_copy(items, Kokkos::View<const int* [3], HostSpace,
-                                        Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                               host_items.data(), count));
+  Kokkos::deep_copy(
+      items, Kokkos::View<const int* [3], HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                 host_items.data(), count));
 
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Team = Policy::member_type;
   using Scratch = Kokkos::View<Acc**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const std::size_t scratch = 2 * Scratch::shmem_size(kTile, kChunk) + Scratch::shmem_size(kTile, kTile);
+  const std::size_t scratch =
+      2 * Scratch::shmem_size(kTile, kChunk) + Scratch::shmem_size(kTile, kTile);
   const precision::Rounder round = accumulate;
   // Threads take rows of the output tile, vector lanes its columns; each entry accumulates
   // over k in order, so the result does not depend on team or vector size, and the inner
@@ -73,7 +74,8 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
         Scratch Bt(team.team_scratch(0), kChunk, kTile);  // rows of Y_0..Y_{j-1}, transposed
         Scratch C(team.team_scratch(0), kTile, kTile);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](const int i) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile), [&](const int c) { C(i, c) = Acc(0); });
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile),
+                               [&](const int c) { C(i, c) = Acc(0); });
         });
         for (std::int64_t k0 = 0; k0 < n; k0 += kChunk) {
           const int kk = int(kmin<std::int64_t>(kChunk, n - k0));
@@ -110,7 +112,8 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
 
 template <class T>
 void gram_blas(const Matrix<T>& Y, std::int64_t b, const Vector<T>& packed) {
-  using Out = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Out =
+      Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const std::int64_t s = std::int64_t(Y.extent(0)) / b;
   for (std::int64_t j = 1; j < s; ++j) {
     const auto Yj = Kokkos::subview(Y, Kokkos::make_pair(j * b, (j + 1) * b), Kokkos::ALL());
@@ -150,8 +153,9 @@ GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vect
   }
   if (engine_ == "cublas")
     throw InputError(std::string("precision.gram_engine: cublas cannot form this Gram: ") +
-                     (accumulate.identity ? "no cuBLAS GEMM for these input and accumulation formats"
-                                          : "the accumulation format is emulated (rounded after every addition)"));
+                     (accumulate.identity
+                          ? "no cuBLAS GEMM for these input and accumulation formats"
+                          : "the accumulation format is emulated (rounded after every addition)"));
 #endif
   if constexpr (std::is_same_v<In, Acc>) {
     if (accumulate.identity) {
@@ -170,11 +174,11 @@ GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vect
   return GramPath::team;
 }
 
-#define MINISGD_GRAM(In, Acc)                                                               \
-  template void gram_team<In, Acc>(const Matrix<In>&, std::int64_t, const Vector<Acc>&,      \
-                                   const precision::Rounder&);                               \
-  template GramPath BlockLowerGram::compute<In, Acc>(const Matrix<In>&, std::int64_t,       \
-                                                     const Vector<Acc>&, const precision::Rounder&);
+#define MINISGD_GRAM(In, Acc)                                                           \
+  template void gram_team<In, Acc>(const Matrix<In>&, std::int64_t, const Vector<Acc>&, \
+                                   const precision::Rounder&);                          \
+  template GramPath BlockLowerGram::compute<In, Acc>(                                   \
+      const Matrix<In>&, std::int64_t, const Vector<Acc>&, const precision::Rounder&);
 MINISGD_GRAM(double, double)
 MINISGD_GRAM(double, float)
 MINISGD_GRAM(float, double)

@@ -66,8 +66,8 @@ std::unique_ptr<DnnlGram> DnnlGram::create() {
   return std::unique_ptr<DnnlGram>(new DnnlGram(std::make_unique<State>()));
 }
 
-void DnnlGram::compute(const precision::bf16* Y, std::int64_t rows, std::int64_t n,
-                       std::int64_t ld, std::int64_t b, float* packed) {
+void DnnlGram::compute(const precision::bf16* Y, std::int64_t rows, std::int64_t n, std::int64_t ld,
+                       std::int64_t b, float* packed) {
   State& st = *state_;
   // oneDNN takes non-const handles; it only reads src and weights.
   auto* y = const_cast<precision::bf16*>(Y);
@@ -76,7 +76,8 @@ void DnnlGram::compute(const precision::bf16* Y, std::int64_t rows, std::int64_t
     dnnl::memory src(mm.pd.src_desc(), st.engine, y + j * b * ld);
     dnnl::memory weights(mm.pd.weights_desc(), st.engine, y);
     dnnl::memory dst(mm.pd.dst_desc(), st.engine, packed + b * b * j * (j - 1) / 2);
-    mm.primitive.execute(st.stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+    mm.primitive.execute(st.stream,
+                         {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
   }
   st.stream.wait();
 }
