@@ -95,26 +95,57 @@ TEST(Partition, ShuffleIsAPermutationAndDeterministic) {
   EXPECT_EQ(shuffled_order(1000, 7, false), iota);
 }
 
-TEST(Partition, RowBatchesSplitEvenlyAndContiguously) {
-  const std::int64_t m = 103, b = 12;
-  for (int P : {1, 2, 3, 4}) {
-    for (std::int64_t t = 0; t < m / b; ++t) {
-      std::set<std::int64_t> seen;
+// Any batch at any P: rank r holds ⌊b/P⌋ or ⌈b/P⌉ rows of every batch as one block of local
+// rows, every position (the rows after the last whole batch too) lives on exactly one rank,
+// and position() inverts local_index().
+TEST(Partition, RowBatchesSplitIntoFloorOrCeilContiguousBlocks) {
+  const std::int64_t m = 103;
+  for (std::int64_t b : {1, 3, 7, 12, 64, 103}) {
+    for (int P : {1, 2, 3, 4, 5}) {
+      SCOPED_TRACE("b " + std::to_string(b) + ", P " + std::to_string(P));
+      std::vector<int> holder(m, -1);
+      std::int64_t rows = 0, batch_rows = 0;
       for (int p = 0; p < P; ++p) {
-        const Partition part{Decomposition::row, p, P, m, 5};
-        const std::int64_t lb = part.local_batch(b);
-        ASSERT_EQ(lb * P, b);
-        // The local block [t·lb, (t+1)·lb) holds exactly this rank's positions of batch t.
-        for (std::int64_t q = t * b; q < (t + 1) * b; ++q) {
+        const Partition part{Decomposition::row, p, P, m, 5, b};
+        const std::int64_t lb = part.local_batch();
+        EXPECT_TRUE(lb == b / P || lb == (b + P - 1) / P) << lb;
+        batch_rows += lb;
+        rows += part.local_rows();
+        std::vector<bool> used(part.local_rows(), false);
+        for (std::int64_t q = 0; q < m; ++q) {
           const std::int64_t l = part.local_index(q);
-          if (l >= 0) {
-            EXPECT_GE(l, t * lb);
-            EXPECT_LT(l, (t + 1) * lb);
-            EXPECT_TRUE(seen.insert(q).second);
+          if (l < 0) continue;
+          EXPECT_EQ(part.owner(q), p);
+          EXPECT_EQ(holder[q], -1) << "position " << q << " on two ranks";
+          holder[q] = p;
+          ASSERT_LT(l, part.local_rows());
+          EXPECT_FALSE(used[l]);
+          used[l] = true;
+          EXPECT_EQ(part.position(l), q);
+          const std::int64_t t = q / b;
+          if (t < m / b) {  // in batch t: inside this rank's block of it
+            EXPECT_GE(l, part.batch_first(t));
+            EXPECT_LT(l, part.batch_first(t) + lb);
           }
         }
       }
-      EXPECT_EQ(std::int64_t(seen.size()), b);
+      EXPECT_EQ(batch_rows, b);
+      EXPECT_EQ(rows, m);
+      EXPECT_EQ(std::count(holder.begin(), holder.end(), -1), 0);
+    }
+  }
+}
+
+// Without batches (a test set) and with P | b, positions are dealt cyclically: q on rank q mod P.
+TEST(Partition, CyclicWhenBatchesDivideOrAreAbsent) {
+  for (std::int64_t b : {0, 12}) {
+    for (int P : {1, 2, 3, 4}) {
+      if (b % P) continue;
+      for (int p = 0; p < P; ++p) {
+        const Partition part{Decomposition::row, p, P, 103, 5, b};
+        for (std::int64_t q = 0; q < 103; ++q)
+          EXPECT_EQ(part.local_index(q), q % P == p ? q / P : -1);
+      }
     }
   }
 }

@@ -177,11 +177,6 @@ TEST(Sgd, CommunicatorCountsOneAllreducePerStep) {
   }
 }
 
-TEST(Sgd, BatchNotDivisibleByRanksIsABadInput) {
-  Config c = deck(synthetic_deck("synth", "logistic", "row", "fp32"), {"solver.batch_size=10"});
-  EXPECT_EQ(abort_code(c), 10 % test::world_size() == 0 ? 0 : kBadInput);
-}
-
 TEST(Sgd, DivergenceIsARuntimeFailure) {
   const Config c = deck(synthetic_deck("poisson-synth", "poisson", "row", "fp32"),
                         {"solver.step_size=1000", "solver.eval_every=5"});

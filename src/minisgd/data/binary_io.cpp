@@ -117,7 +117,7 @@ Dataset<T> load_binary(const Config& c, const std::string& path, bool training,
   Dataset<T> ds;
   const std::int64_t cols = h.features + (c.model.intercept ? 1 : 0);
   // The deck checks that depend on the shape come after the file's own errors.
-  ds.part = make_partition(c, h.rows, cols, comm.rank(), comm.size(), false);
+  ds.part = make_partition(c, h.rows, cols, comm.rank(), comm.size(), training);
   ds.features = h.features;
   ds.description = path + " (" + std::to_string(h.rows) + " x " + std::to_string(h.features) +
                    ", " + h.format + ")";
@@ -141,7 +141,7 @@ Dataset<T> load_binary(const Config& c, const std::string& path, bool training,
     router.exchange(comm);
   }
   router.finish();
-  make_partition(c, ds.part.rows, ds.part.cols, comm.rank(), comm.size(), training);
+  if (training) check_partition(c, ds.part);
   return ds;
 }
 

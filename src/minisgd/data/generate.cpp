@@ -21,18 +21,16 @@ void fill_rows(const Dataset<T>& ds, const SyntheticGenerator& gen, const DataSt
                bool intercept, std::int64_t begin, std::int64_t end,
                const Kokkos::View<const double*, MemSpace>& w,
                const Kokkos::View<std::int64_t*, MemSpace>& margin) {
-  const Partition& p = ds.part;
+  const Partition p = ds.part;  // a copy: the kernel reads it
   const auto X = ds.X;
   const std::int64_t d = ds.features, c0 = p.col_begin(), c1 = p.col_end();
   const std::int64_t last = std::min(c1, d);  // generated columns: [c0, last)
-  // Local row l is position q = l·P + rank (row) or l (column); synthetic rows are i.i.d.,
-  // so position q is row q and no shuffle is needed.
-  const std::int64_t stride = p.decomposition == Decomposition::row ? p.ranks : 1;
-  const std::int64_t offset = p.decomposition == Decomposition::row ? p.rank : 0;
+  // Local row l is position p.position(l); synthetic rows are i.i.d., so position q is row q
+  // and no shuffle is needed.
   Kokkos::parallel_for(
       "minisgd::generate_rows", Kokkos::RangePolicy<ExecSpace>(begin, end),
       KOKKOS_LAMBDA(const std::int64_t l) {
-        const std::int64_t r = l * stride + offset;
+        const std::int64_t r = p.position(l);
         std::int64_t z = 0;
         for (std::int64_t k = c0 / 4; 4 * k < last; ++k) {
           double x[4];
@@ -53,13 +51,10 @@ template <class T>
 void fill_labels(const Dataset<T>& ds, const SyntheticGenerator& gen, std::int64_t begin,
                  std::int64_t end, const Kokkos::View<const std::int64_t*, MemSpace>& margin) {
   const auto y = ds.y;
-  const std::int64_t stride = ds.part.decomposition == Decomposition::row ? ds.part.ranks : 1;
-  const std::int64_t offset = ds.part.decomposition == Decomposition::row ? ds.part.rank : 0;
+  const Partition p = ds.part;
   Kokkos::parallel_for(
       "minisgd::generate_labels", Kokkos::RangePolicy<ExecSpace>(begin, end),
-      KOKKOS_LAMBDA(const std::int64_t l) {
-        y(l) = gen.label(l * stride + offset, margin(l - begin));
-      });
+      KOKKOS_LAMBDA(const std::int64_t l) { y(l) = gen.label(p.position(l), margin(l - begin)); });
 }
 
 }  // namespace
@@ -77,6 +72,7 @@ Dataset<T> generate(const Config& c, comm::Communicator& comm) {
   const std::int64_t cols = d + (c.model.intercept ? 1 : 0);
   Dataset<T> ds;
   ds.part = make_partition(c, shape.rows, cols, comm.rank(), comm.size(), true);
+  check_partition(c, ds.part);
   ds.features = d;
   ds.description =
       c.data.synthetic.kind + " (" + std::to_string(shape.rows) + " x " + std::to_string(d) + ")";

@@ -9,7 +9,9 @@ namespace minisgd {
 
 std::int64_t Partition::local_rows() const {
   if (decomposition == Decomposition::column) return rows;
-  return rows > rank ? (rows - rank + ranks - 1) / ranks : 0;
+  const std::int64_t tail = rows - batched_rows();
+  const std::int64_t tail_here = tail > rank ? (tail - rank + ranks - 1) / ranks : 0;
+  return batched_local() + tail_here;
 }
 
 std::int64_t Partition::col_begin() const {
@@ -24,13 +26,17 @@ std::int64_t Partition::col_end() const {
   return col_begin() + base + (rank < extra ? 1 : 0);
 }
 
-std::int64_t Partition::local_index(std::int64_t q) const {
-  if (decomposition == Decomposition::column) return q;
-  return (q % ranks == rank) ? q / ranks : -1;
+int Partition::owner(std::int64_t q) const {
+  if (q < batched_rows()) return int(q % batch % ranks);
+  return int((q - batched_rows()) % ranks);
 }
 
-std::int64_t Partition::local_batch(std::int64_t b) const {
-  return decomposition == Decomposition::row ? b / ranks : b;
+std::int64_t Partition::local_index(std::int64_t q) const {
+  if (decomposition == Decomposition::column) return q;
+  if (owner(q) != rank) return -1;
+  const std::int64_t nb = batched_rows();
+  if (q < nb) return batch_first(q / batch) + q % batch / ranks;
+  return batched_local() + (q - nb) / ranks;
 }
 
 namespace {

@@ -1,14 +1,17 @@
 #pragma once
 // Which global rows and columns a rank holds. Rows are shuffled once with the run seed
 // (position q holds original row order[q]); global batch t is positions [t·b, (t+1)·b).
-// Row decomposition deals positions cyclically (q -> rank q mod P, local index q / P), so
-// with P | b every global batch is the same contiguous block of b/P local rows on every
-// rank and the batch sequence does not depend on P. Column decomposition keeps every row
-// and a contiguous block of columns.
+// Row decomposition deals the offsets o of each batch cyclically (o -> rank o mod P), so rank
+// r holds ⌈(b − r)/P⌉ rows (⌊b/P⌋ or ⌈b/P⌉) of every batch, one contiguous block of local
+// rows per batch, and the batch sequence does not depend on P. The rows after the last whole
+// batch (and every row of data that is not trained on, batch = 0) are dealt cyclically after
+// them. With P | b this is plain cyclic dealing (q -> rank q mod P, local index q / P).
+// Column decomposition keeps every row and a contiguous block of columns.
 #include <cstdint>
 #include <vector>
 
 #include "minisgd/config/config.hpp"
+#include "minisgd/core/kokkos.hpp"
 
 namespace minisgd {
 
@@ -16,17 +19,41 @@ struct Partition {
   Decomposition decomposition = Decomposition::row;
   int rank = 0;
   int ranks = 1;
-  std::int64_t rows = 0;  // m, global
-  std::int64_t cols = 0;  // d, global, intercept column included
+  std::int64_t rows = 0;   // m, global
+  std::int64_t cols = 0;   // d, global, intercept column included
+  std::int64_t batch = 0;  // b of the batches dealt over the ranks (0: none, deal cyclically)
 
   std::int64_t local_rows() const;
   std::int64_t col_begin() const;
   std::int64_t col_end() const;
   std::int64_t local_cols() const { return col_end() - col_begin(); }
+  /// The rank that holds shuffled position q (row decomposition).
+  int owner(std::int64_t q) const;
   /// Local row index of shuffled position q, or -1 when another rank holds it.
   std::int64_t local_index(std::int64_t q) const;
-  /// Rows of one batch of global size b held here (b / P or b).
-  std::int64_t local_batch(std::int64_t b) const;
+
+  /// Rows of every batch held here (⌊b/P⌋ or ⌈b/P⌉ in the row decomposition, b in the column).
+  KOKKOS_INLINE_FUNCTION std::int64_t local_batch() const {
+    if (decomposition == Decomposition::column) return batch;
+    return batch > rank ? (batch - rank + ranks - 1) / ranks : 0;
+  }
+  /// Local row of the first row of batch t held here (its rows are the next local_batch()).
+  KOKKOS_INLINE_FUNCTION std::int64_t batch_first(std::int64_t t) const {
+    return t * local_batch();
+  }
+  /// Shuffled position of local row l (the inverse of local_index).
+  KOKKOS_INLINE_FUNCTION std::int64_t position(std::int64_t l) const {
+    if (decomposition == Decomposition::column) return l;
+    const std::int64_t per = local_batch(), in_batches = batched_local();
+    if (l < in_batches) return l / per * batch + l % per * ranks + rank;
+    return batched_rows() + (l - in_batches) * ranks + rank;
+  }
+
+ private:
+  KOKKOS_INLINE_FUNCTION std::int64_t batches() const { return batch > 0 ? rows / batch : 0; }
+  /// Positions in whole batches, and the local rows among them.
+  KOKKOS_INLINE_FUNCTION std::int64_t batched_rows() const { return batches() * batch; }
+  KOKKOS_INLINE_FUNCTION std::int64_t batched_local() const { return batches() * local_batch(); }
 };
 
 /// order[q] = original row at shuffled position q: a Fisher-Yates shuffle driven by a

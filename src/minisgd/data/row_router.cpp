@@ -41,7 +41,9 @@ void RowRouter<T>::add(std::int64_t row, double label, const std::int64_t* col, 
   const Partition& p = ds_.part;
   const std::int64_t q = position_.empty() ? row : position_[std::size_t(row)];
   if (p.decomposition == Decomposition::row) {
-    pack(int(q % p.ranks), q / p.ranks, row, label, col, val, n, 0, p.cols);
+    Partition owner = p;
+    owner.rank = p.owner(q);
+    pack(owner.rank, owner.local_index(q), row, label, col, val, n, 0, p.cols);
     return;
   }
   Partition owner = p;

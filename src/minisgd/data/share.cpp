@@ -14,20 +14,18 @@ namespace minisgd {
 
 Partition make_partition(const Config& c, std::int64_t rows, std::int64_t cols, int rank, int ranks,
                          bool training) {
-  Partition p{c.solver.decomposition, rank, ranks, rows, cols};
-  if (!training) return p;
+  // Row decomposition: rank r holds ⌈(b − r)/P⌉ rows of every batch (partition.hpp).
+  return {c.solver.decomposition, rank, ranks, rows, cols, training ? c.solver.batch_size : 0};
+}
+
+void check_partition(const Config& c, const Partition& p) {
   const std::int64_t b = c.solver.batch_size;
-  const std::string P = std::to_string(ranks);
-  if (b > rows)
+  if (b > p.rows)
     throw InputError("solver.batch_size: " + std::to_string(b) + " exceeds the " +
-                     std::to_string(rows) + " training rows");
-  if (p.decomposition == Decomposition::row && b % ranks != 0)
-    throw InputError("solver.batch_size: " + std::to_string(b) + " is not divisible by " + P +
-                     " ranks (the row decomposition splits every batch evenly)");
-  if (p.decomposition == Decomposition::column && cols < ranks)
+                     std::to_string(p.rows) + " training rows");
+  if (p.decomposition == Decomposition::column && p.cols < p.ranks)
     throw InputError("solver.decomposition: column needs at least one column per rank (" +
-                     std::to_string(cols) + " columns, " + P + " ranks)");
-  return p;
+                     std::to_string(p.cols) + " columns, " + std::to_string(p.ranks) + " ranks)");
 }
 
 std::string checked_label(Loss loss, double y, double& out) {

@@ -32,10 +32,14 @@ DataStore<T> data_store(const Config& c, std::int64_t cols) {
           cols};
 }
 
-/// The partition of a rows × cols problem (cols with the intercept); for training, checks
-/// the batch size and the rank count against it (InputError naming the deck key).
+/// The partition of a rows × cols problem (cols with the intercept): training data deal
+/// solver.batch_size over the ranks, other data are dealt cyclically.
 Partition make_partition(const Config& c, std::int64_t rows, std::int64_t cols, int rank, int ranks,
                          bool training);
+
+/// Checks the batch size and the rank count against a training partition (InputError naming
+/// the deck key).
+void check_partition(const Config& c, const Partition& p);
 
 /// Logistic labels must be ±1 (0/1 are mapped); Poisson labels are counts ≥ 0. Returns an
 /// empty string and sets `out`, or the reason the label is refused.

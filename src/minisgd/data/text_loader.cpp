@@ -174,7 +174,7 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
   Dataset<T> ds;
   const std::int64_t cols = t.features + (c.model.intercept ? 1 : 0);
   // The deck checks that depend on the shape come after the file's own errors.
-  ds.part = make_partition(c, t.at.rows, cols, comm.rank(), comm.size(), false);
+  ds.part = make_partition(c, t.at.rows, cols, comm.rank(), comm.size(), training);
   ds.features = t.features;
   ds.description =
       path + " (" + std::to_string(t.at.rows) + " x " + std::to_string(t.features) + ")";
@@ -192,7 +192,7 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
   }
   parse_text(c, path, t, store, &router, cache.get(), comm, stats, block_bytes);
   router.finish();
-  make_partition(c, ds.part.rows, ds.part.cols, comm.rank(), comm.size(), training);
+  if (training) check_partition(c, ds.part);
   if (cache) {
     try {
       cache->commit(comm);

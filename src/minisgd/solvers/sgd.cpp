@@ -13,7 +13,7 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
       comm_(comm),
       timers_(timers),
       loss_(c.model.loss),
-      local_batch_(data.part.local_batch(c.solver.batch_size)),
+      local_batch_(data.part.local_batch()),
       w_("w", data.part.local_cols()),
       z_("z", local_batch_),
       u_("u", local_batch_),
@@ -38,6 +38,10 @@ void SgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
 
 template <class S, class A>
 void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
+  if (local_batch_ == 0) {  // b < P: this rank holds no row of the batch
+    Kokkos::deep_copy(g_, A(0));
+    return;
+  }
   with_loss(loss_, [&](auto loss) {
     sgd_gradient<decltype(loss)::value>(data_.X, first, data_.y, w_, z_, margins_given, u_, g_);
   });
@@ -48,7 +52,7 @@ void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
 // partial margins, the margin AllReduce, 1 (2) for the gradient, then the update.
 template <class S, class A>
 void SgdStepper<S, A>::step(const StepSpec& s) {
-  const std::int64_t first = s.batch * local_batch_;
+  const std::int64_t first = data_.part.batch_first(s.batch);
   if (data_.part.decomposition == Decomposition::row) {
     {
       auto t = timers_.scope("gradient");
