@@ -21,51 +21,119 @@ namespace {
 using Buffers = std::vector<std::vector<std::uint8_t>>;
 
 /// Integer payloads summed by the simulated schedule: every rank must end with the exact sum.
-void expect_exact_integer_sum(int P, MergeShape shape, std::size_t n) {
+void expect_exact_integer_sum(int P, MergeShape shape, std::size_t n,
+                              comm::MergeSchedule schedule) {
   Buffers data(P, std::vector<std::uint8_t>(n * sizeof(std::int64_t)));
   std::vector<std::int64_t> expect(n, 0);
   for (int r = 0; r < P; ++r) {
     auto* v = reinterpret_cast<std::int64_t*>(data[r].data());
     for (std::size_t i = 0; i < n; ++i) expect[i] += v[i] = std::int64_t(1000 * r + i * (r + 3));
   }
-  test::simulate_merge_allreduce(shape, data, sizeof(std::int64_t),
-                                 [](std::uint8_t* own, const std::uint8_t* received, std::size_t,
-                                    std::size_t m, const comm::PlanStep&) {
-                                   auto* a = reinterpret_cast<std::int64_t*>(own);
-                                   const auto* b = reinterpret_cast<const std::int64_t*>(received);
-                                   for (std::size_t i = 0; i < m; ++i) a[i] += b[i];
-                                 });
+  test::simulate_merge_allreduce(
+      shape, data, sizeof(std::int64_t),
+      [](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t m,
+         const comm::PlanStep&) {
+        auto* a = reinterpret_cast<std::int64_t*>(own);
+        const auto* b = reinterpret_cast<const std::int64_t*>(received);
+        for (std::size_t i = 0; i < m; ++i) a[i] += b[i];
+      },
+      &schedule);
   for (int r = 0; r < P; ++r)
     ASSERT_EQ(0, std::memcmp(data[r].data(), expect.data(), n * sizeof(std::int64_t)))
         << "P " << P << " rank " << r;
 }
 
+constexpr comm::MergeSchedule kHalving = comm::MergeSchedule::halving;
+constexpr comm::MergeSchedule kShifted = comm::MergeSchedule::shifted_trees;
+
 }  // namespace
 
-// The fold-in schedule is exact for an exact merge, for any P and any length (even n < P).
+// Both schedules are exact for an exact merge, for any P and any length (even n < P).
 TEST(MergePlan, IntegerSumsAreExactForAnyRankCount) {
   for (int P = 1; P <= 64; ++P)
     for (const std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(100)}) {
-      expect_exact_integer_sum(P, MergeShape::elementwise, n);
-      expect_exact_integer_sum(P, MergeShape::whole, n);
+      expect_exact_integer_sum(P, MergeShape::elementwise, n, kHalving);
+      expect_exact_integer_sum(P, MergeShape::elementwise, n, kShifted);
+      expect_exact_integer_sum(P, MergeShape::whole, n, kHalving);
     }
 }
 
-// Core ranks send 2(p2−1)/p2·n elements in reduce-scatter + allgather, n per round in
-// recursive doubling, plus n for a rank that serves a folded-in one.
+// Halving: core ranks send 2(p2−1)/p2·n elements in reduce-scatter + allgather, n per round in
+// recursive doubling, plus n for a rank that serves a folded-in one. Shifted trees: every rank
+// sends and receives 2(P−1)/P·n at any P, in 2⌈log2 P⌉ messages.
 TEST(MergePlan, SentElementsMatchTheFormula) {
-  const std::size_t n = 64 * 5;
   for (int P = 1; P <= 64; ++P) {
     const int p2 = comm::fold_in_size(P);
+    const std::size_t n = 37 * std::size_t(P) * std::size_t(p2);  // divisible by P and p2
     for (int r = 0; r < P; ++r) {
       for (const MergeShape shape : {MergeShape::elementwise, MergeShape::whole}) {
         std::size_t sent = 0;
-        for (const auto& s : comm::make_merge_plan(P, r, n, shape).steps) sent += s.send.size();
+        for (const auto& s : comm::make_merge_plan(P, r, n, shape).steps)
+          sent += comm::element_count(s.send);
         const std::size_t core =
             shape == MergeShape::whole ? n * comm::ceil_log2(p2) : 2 * (p2 - 1) * n / p2;
         const std::size_t expect = r >= p2 ? n : core + (r + p2 < P ? n : 0);
         EXPECT_EQ(sent, expect) << "P " << P << " rank " << r;
       }
+      const auto plan = comm::make_merge_plan(P, r, n, MergeShape::elementwise, kShifted);
+      std::size_t sent = 0, received = 0;
+      for (const auto& s : plan.steps) {
+        sent += comm::element_count(s.send);
+        received += comm::element_count(s.recv);
+      }
+      EXPECT_EQ(sent, 2 * std::size_t(P - 1) * n / P) << "P " << P << " rank " << r;
+      EXPECT_EQ(received, sent) << "P " << P << " rank " << r;
+      EXPECT_EQ(plan.steps.size(), std::size_t(2 * comm::ceil_log2(P))) << "P " << P;
+    }
+  }
+}
+
+// Every element is merged over a balanced tree: depth ⌈log2 P⌉ in both schedules (what keeps
+// the range bound of exponential dithering), with each rank's contribution merged once.
+TEST(MergePlan, MergeTreesAreBalanced) {
+  for (int P = 1; P <= 64; ++P)
+    for (const comm::MergeSchedule schedule : {kHalving, kShifted}) {
+      const std::size_t n = 3 * std::size_t(P) + 1;
+      // element = (depth, leaves) in two uint32
+      Buffers data(P, std::vector<std::uint8_t>(n * 8));
+      for (int r = 0; r < P; ++r)
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::uint32_t leaf[2] = {0, 1};
+          std::memcpy(&data[r][8 * i], leaf, 8);
+        }
+      test::simulate_merge_allreduce(
+          MergeShape::elementwise, data, 8,
+          [](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t m,
+             const comm::PlanStep&) {
+            for (std::size_t i = 0; i < m; ++i) {
+              std::uint32_t a[2], b[2];
+              std::memcpy(a, own + 8 * i, 8);
+              std::memcpy(b, received + 8 * i, 8);
+              const std::uint32_t out[2] = {std::max(a[0], b[0]) + 1, a[1] + b[1]};
+              std::memcpy(own + 8 * i, out, 8);
+            }
+          },
+          &schedule);
+      for (int r = 0; r < P; ++r)
+        for (std::size_t i = 0; i < n; ++i) {
+          std::uint32_t e[2];
+          std::memcpy(e, &data[r][8 * i], 8);
+          ASSERT_EQ(e[1], std::uint32_t(P)) << "P " << P << " rank " << r << " element " << i;
+          ASSERT_EQ(e[0], std::uint32_t(comm::ceil_log2(P)))
+              << "P " << P << " rank " << r << " element " << i;
+        }
+    }
+}
+
+// Shifted trees where they are cheaper: elementwise merges at P ≠ 2^k. Halving at P = 2^k
+// (same cost, contiguous halves) and for whole-payload merges.
+TEST(MergePlan, ChoosesShiftedTreesOnlyOffPowersOfTwo) {
+  for (int P = 1; P <= 64; ++P) {
+    const bool pow2 = (P & (P - 1)) == 0;
+    for (const std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(1) << 24}) {
+      EXPECT_EQ(comm::choose_schedule(MergeShape::elementwise, P, n, 1), pow2 ? kHalving : kShifted)
+          << "P " << P << " n " << n;
+      EXPECT_EQ(comm::choose_schedule(MergeShape::whole, P, n, 1), kHalving);
     }
   }
 }
