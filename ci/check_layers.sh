@@ -9,12 +9,13 @@
 #   data       readers, binary cache, synthetic generators, partition, datasets
 #   kernels    GLM and CA-SGD kernels, the Gram (portable, oneDNN, cuBLAS)
 #   compress   gradient compressors
+#   perfmodel  the α-β-γ model of a training step, machine descriptions
 #   report     timers, history rows, output files
 #   solvers    steppers (SGD, CA-SGD), optimizers, evaluator, the training loop
 #   app        capabilities, the run driver and the precision study (src/app/main.cpp too)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-layers=(core precision comm config models data kernels compress report solvers app)
+layers=(core precision comm config models data kernels compress perfmodel report solvers app)
 rank_of() {
   local i
   for i in "${!layers[@]}"; do [[ ${layers[$i]} == "$1" ]] && { echo "$i"; return; }; done

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Predicted against measured time per step (docs/performance_model.md, "Validation").
+
+For each rank count P it calibrates this machine (perf/calibrate at P ranks), then runs every
+deck at P for each s (CA-SGD decks) with and without an emulated network, reads the measured
+time per step from the report (FOM window: fom_time_s / fom_iterations) and asks perf/predict
+for the model's. Prints the table and writes it as JSON.
+
+  perf/model_check.py BUILD [--ranks 1 2 3 4] [--s 1 4 16 64] [--decks D ...]
+                      [--emulate 20:25] [--out model_check.json]
+
+--emulate LAT_US:GBPS adds runs with comm.emulate at that latency and bandwidth.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
+DEFAULT_DECKS = ["higgs-sgd-fp32", "higgs-casgd-mixed", "susy-sgd-fp32", "susy-casgd-mixed",
+                 "epsilon-sgd-fp32", "epsilon-casgd-mixed", "synth-sgd-fp32",
+                 "synth-casgd-mixed", "poisson-synth-sgd-fp32", "poisson-synth-casgd-mixed"]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_mpi_yield_when_idle="1")
+for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # benchmark runs only
+    ENV.pop(var, None)
+
+
+def mpirun(P, *args):
+    cmd = ["mpirun", "--oversubscribe", "-np", str(P), *args]
+    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"model_check: {' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def measure(build, deck, P, sets, tmp, repeats):
+    """Median time per step over `repeats` runs, and the report of the last."""
+    times = []
+    for k in range(repeats):
+        report = os.path.join(tmp, f"r{k}.json")
+        mpirun(P, os.path.join(build, "src", "minisgd"), deck, "--set", f"output.report={report}",
+               "--set", "output.history=", *[a for s in sets for a in ("--set", s)])
+        with open(report) as f:
+            r = json.load(f)
+        times.append(r["result"]["fom_time_s"] / max(r["result"]["fom_iterations"], 1))
+    return statistics.median(times), r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4])
+    ap.add_argument("--s", type=int, nargs="+", default=[1, 4, 16, 64])
+    ap.add_argument("--decks", nargs="+", default=DEFAULT_DECKS)
+    ap.add_argument("--emulate", default="20:25", help="LAT_US:GBPS, or 'none'")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", default="model_check.json")
+    a = ap.parse_args()
+    networks = [None] if a.emulate == "none" else [None, tuple(map(float, a.emulate.split(":")))]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for P in a.ranks:
+            machine = os.path.join(tmp, f"this-np{P}.yaml")
+            with open(machine, "w") as f:
+                f.write(mpirun(P, os.path.join(a.build, "perf", "calibrate"), f"this-np{P}"))
+            for name in a.decks:
+                deck = os.path.join(PAPER, name + ".yaml")
+                casgd = "casgd" in name
+                for net in networks:
+                    for s in (a.s if casgd else [None]):
+                        sets = [] if s is None else [f"solver.s={s}"]
+                        if net:
+                            sets += [f"comm.emulate.latency_us={net[0]}",
+                                     f"comm.emulate.bandwidth_GBps={net[1]}"]
+                        measured, report = measure(a.build, deck, P, sets, tmp, a.repeats)
+                        out = subprocess.run(
+                            [os.path.join(a.build, "perf", "predict"), deck, machine, "--ranks",
+                             str(P), "--features", str(report["problem"]["features"]),
+                             *[x for t in sets for x in ("--set", t)]],
+                            capture_output=True, text=True, check=True)
+                        predicted = json.loads(out.stdout)["step"]["total_s"]
+                        rows.append({"deck": name, "ranks": P, "s": s,
+                                     "emulate": None if not net else f"{net[0]:g}us/{net[1]:g}GBps",
+                                     "measured_s": measured, "predicted_s": predicted,
+                                     "error": predicted / measured - 1})
+                        r = rows[-1]
+                        print(f"{name:28s} P={P} s={s or '-':>3} {r['emulate'] or 'native':>12s}  "
+                              f"measured {measured*1e6:10.2f} us  predicted {predicted*1e6:10.2f} us"
+                              f"  error {100*r['error']:+7.1f}%", flush=True)
+    within = sum(abs(r["error"]) <= 0.2 for r in rows)
+    print(f"{within} of {len(rows)} predictions within 20% of the measured time per step")
+    with open(a.out, "w") as f:
+        json.dump({"rows": rows, "within_20pct": within}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

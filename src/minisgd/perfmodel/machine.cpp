@@ -1,0 +1,98 @@
+#include "minisgd/perfmodel/machine.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "minisgd/core/errors.hpp"
+
+namespace minisgd::perfmodel {
+
+namespace {
+
+// Reads positive numbers from one map of the file, refusing unknown and missing keys.
+class Section {
+ public:
+  Section(const YAML::Node& root, const std::string& name, const std::string& origin)
+      : node_(root[name]), name_(name), origin_(origin) {
+    if (!node_ || !node_.IsMap()) fail(root, name + ": expected a map of keys");
+  }
+  double number(const std::string& key, double scale) {
+    read_.insert(key);
+    const YAML::Node v = node_[key];
+    if (!v) fail(node_, name_ + "." + key + ": missing");
+    double x = 0;
+    try {
+      x = v.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(v, name_ + "." + key + ": expected a number");
+    }
+    if (!(x > 0)) fail(v, name_ + "." + key + ": must be > 0");
+    return x * scale;
+  }
+  void finish() const {
+    for (const auto& kv : node_)
+      if (!read_.count(kv.first.as<std::string>()))
+        fail(kv.first, name_ + "." + kv.first.as<std::string>() + ": unknown key");
+  }
+
+ private:
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const {
+    std::ostringstream msg;
+    msg << origin_ << ":" << at.Mark().line + 1 << ": " << what;
+    throw InputError(msg.str());
+  }
+  YAML::Node node_;
+  std::string name_, origin_;
+  std::set<std::string> read_;
+};
+
+}  // namespace
+
+Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (!root.IsMap()) throw InputError(origin + ": expected a map of keys");
+  for (const auto& kv : root) {
+    const std::string k = kv.first.as<std::string>();
+    if (k != "name" && k != "source" && k != "memory" && k != "kernels" && k != "network")
+      throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + k +
+                       ": unknown key");
+  }
+  Machine m;
+  m.name = root["name"] ? root["name"].as<std::string>() : origin;
+  m.source = root["source"] ? root["source"].as<std::string>() : "";
+  Section memory(root, "memory", origin), kernels(root, "kernels", origin),
+      network(root, "network", origin);
+  m.memory_Bps = memory.number("bandwidth_GBps", 1e9);
+  m.stream_efficiency = kernels.number("stream_efficiency", 1);
+  m.row_s = kernels.number("row_ns", 1e-9);
+  m.launch_s = kernels.number("launch_us", 1e-6);
+  m.gemm_fp64_Fps = kernels.number("gemm_fp64_GFps", 1e9);
+  m.gemm_fp32_Fps = kernels.number("gemm_fp32_GFps", 1e9);
+  m.gemm_bf16_Fps = kernels.number("gemm_bf16_GFps", 1e9);
+  m.gram_entry_s = kernels.number("gram_entry_ns", 1e-9);
+  m.scalar_Fps = kernels.number("scalar_GFps", 1e9);
+  m.latency_s = network.number("latency_us", 1e-6);
+  m.network_Bps = network.number("bandwidth_GBps", 1e9);
+  memory.finish();
+  kernels.finish();
+  network.finish();
+  return m;
+}
+
+Machine load_machine(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the machine file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_machine(buf.str(), path);
+}
+
+}  // namespace minisgd::perfmodel

@@ -1,0 +1,31 @@
+#pragma once
+// A machine as the performance model sees it (docs/performance_model.md): per-rank memory
+// bandwidth and kernel rates (γ), the network's latency and bandwidth (α, β). Read from a YAML
+// file under perf/machines/; `perf/calibrate` writes one for the machine it runs on.
+#include <string>
+
+namespace minisgd::perfmodel {
+
+struct Machine {
+  std::string name;
+  std::string source;  // where the figures come from
+  // Memory and kernels, per rank.
+  double memory_Bps = 0;         // sustained streaming bandwidth (triad)
+  double stream_efficiency = 1;  // fraction of it minisgd's streaming kernels reach
+  double row_s = 0;              // fixed cost per batch row (loss derivative, reductions)
+  double launch_s = 0;           // per kernel launch (and fence)
+  double gemm_fp64_Fps = 0;      // Gram rate by input type (flop/s)
+  double gemm_fp32_Fps = 0;
+  double gemm_bf16_Fps = 0;
+  double gram_entry_s = 0;  // per packed Gram entry (short dot products, stores)
+  double scalar_Fps = 0;    // small dense work: the CA-SGD recurrence
+  // Network, per rank: one message costs latency_s + bytes / network_Bps.
+  double latency_s = 0;
+  double network_Bps = 0;
+};
+
+/// Parses a machine description; `origin` names it in errors (file:line: key: problem).
+Machine parse_machine(const std::string& yaml_text, const std::string& origin);
+Machine load_machine(const std::string& path);
+
+}  // namespace minisgd::perfmodel

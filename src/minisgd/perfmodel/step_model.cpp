@@ -1,0 +1,211 @@
+#include "minisgd/perfmodel/step_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "minisgd/comm/merge_plan.hpp"
+#include "minisgd/compress/aps_codec.hpp"
+#include "minisgd/compress/global_qsgd.hpp"
+#include "minisgd/compress/sparse.hpp"
+#include "minisgd/precision/plan.hpp"
+
+namespace minisgd::perfmodel {
+
+namespace {
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+// Adds the cost of one collective call moving `bytes` per rank in `messages` messages; the
+// emulated network charges ⌈log2 P⌉·α_e per collective (α_e per point-to-point message) plus
+// the counted bytes over its bandwidth, as comm/emulated_network does.
+struct Ledger {
+  const Workload& w;
+  const Machine& m;
+  StepTime t;
+  double log2p() const { return comm::ceil_log2(w.ranks); }
+  void charge(double messages, double bytes, double emulated_hops) {
+    t.messages += messages;
+    t.bytes += bytes;
+    t.latency_s += messages * m.latency_s;
+    t.bandwidth_s += bytes / m.network_Bps;
+    if (w.emulated_Bps > 0) {
+      t.latency_s += emulated_hops * w.emulated_latency_s;
+      t.bandwidth_s += bytes / w.emulated_Bps;
+    }
+  }
+  void allreduce(double payload) {
+    if (w.ranks > 1) charge(2 * log2p(), 2.0 * (w.ranks - 1) / w.ranks * payload, log2p());
+  }
+  void allgather(double payload) {
+    if (w.ranks > 1) charge(log2p(), (w.ranks - 1) * payload, log2p());
+  }
+  void alltoall(double payload) {
+    if (w.ranks > 1) charge(w.ranks - 1, (w.ranks - 1) * payload, log2p());
+  }
+  void merge(comm::MergeShape shape, double count, double elem_bytes) {
+    if (w.ranks == 1) return;
+    const auto schedule =
+        comm::choose_schedule(shape, w.ranks, std::size_t(count), std::size_t(elem_bytes));
+    const comm::LinkCost link{m.latency_s, 1 / m.network_Bps};
+    const double time = comm::schedule_time(schedule, shape, w.ranks, count * elem_bytes, link);
+    // Split the schedule's time into its α and β parts by costing it on a latency-free link.
+    const double beta_part = comm::schedule_time(schedule, shape, w.ranks, count * elem_bytes,
+                                                 comm::LinkCost{0, 1 / m.network_Bps});
+    const double messages = m.latency_s > 0 ? (time - beta_part) / m.latency_s : 0;
+    const double bytes = beta_part * m.network_Bps;
+    t.messages += messages;
+    t.bytes += bytes;
+    t.latency_s += time - beta_part;
+    t.bandwidth_s += beta_part;
+    if (w.emulated_Bps > 0) {
+      t.latency_s += messages * w.emulated_latency_s;
+      t.bandwidth_s += bytes / w.emulated_Bps;
+    }
+  }
+  // Local work: bytes streamed, flops at a rate, rows with a fixed cost, kernel launches.
+  void stream(double bytes) { t.compute_s += bytes / (m.memory_Bps * m.stream_efficiency); }
+  void flops(double f, double rate) { t.compute_s += f / rate; }
+  void rows(double n) { t.compute_s += n * m.row_s; }
+  void launches(double n) { t.compute_s += n * m.launch_s; }
+};
+
+// The compressed (or dense) gradient AllReduce of the row decomposition: d values.
+void gradient_exchange(Ledger& L, double d) {
+  const CompressionConfig& c = L.w.compression;
+  const double P = L.w.ranks, A = L.w.arithmetic_bytes;
+  if (c.method == "none") {
+    L.launches(1);
+    L.allreduce(A * d);
+    return;
+  }
+  L.stream(4 * A * d);  // encode reads g, writes codes; decode reads codes, writes the sum
+  L.launches(3);
+  if (c.method == "cast") {
+    L.merge(comm::MergeShape::elementwise, d, 2);
+  } else if (c.method == "topk") {
+    L.allgather(8.0 * double(compress::top_k_count(std::size_t(d), c.topk.density)));
+  } else if (c.method == "gtopk") {
+    const double k = double(compress::top_k_count(std::size_t(d), c.gtopk.density));
+    L.merge(comm::MergeShape::whole, k, 8);
+  } else if (c.method == "qsgd") {
+    L.allgather(ceil_div(c.qsgd.bits, 8) * d + 8);
+  } else if (c.method == "global-qsgd") {
+    L.allreduce(8);  // the max
+    if (c.global_qsgd.dithering == "exponential")
+      L.merge(comm::MergeShape::elementwise, d, 1);
+    else
+      L.allreduce(compress::GlobalLevels::of(c.global_qsgd.bits, int(P)).code_bytes * d);
+  } else if (c.method == "aps") {
+    const precision::CustomFormat f = compress::aps::wire_format(c.aps.format);
+    const auto pack = compress::aps::Packing::of(f, c.aps.kahan);
+    L.allreduce(2 * ceil_div(d, double(c.aps.block_size)));
+    L.merge(comm::MergeShape::elementwise, double(pack.elements(std::size_t(d))),
+            double(pack.element_bytes()));
+  } else if (c.method == "loco") {
+    const double C = ceil_div(d, P), G = double(c.loco.group_size);
+    const double chunk = 4 * ceil_div(4 * ceil_div(C, G) + ceil_div(C * c.loco.bits, 8), 4);
+    L.alltoall(chunk);
+    L.allgather(chunk);
+  }
+}
+
+StepTime sgd_row(const Workload& w, const Machine& m) {
+  Ledger L{w, m, {}};
+  const double rows = ceil_div(double(w.batch), w.ranks), d = double(w.features);
+  L.stream(rows * (d * w.storage_bytes + 8));  // the fused step reads each row once
+  L.rows(rows);
+  L.launches(1);
+  gradient_exchange(L, d);
+  L.stream(3 * d * w.arithmetic_bytes);  // the update
+  L.launches(1);
+  return L.t;
+}
+
+StepTime sgd_column(const Workload& w, const Machine& m) {
+  Ledger L{w, m, {}};
+  const double n = ceil_div(double(w.features), w.ranks), b = double(w.batch);
+  L.stream(b * (n * w.storage_bytes + 8));  // margins
+  L.rows(b);
+  L.launches(1);
+  L.allreduce(b * w.arithmetic_bytes);  // the margins
+  L.stream(b * n * w.storage_bytes);    // loss derivatives and the gradient product
+  L.launches(1);
+  L.stream(3 * n * w.arithmetic_bytes);  // the update
+  L.launches(1);
+  return L.t;
+}
+
+// One outer step of s inner steps, divided by s (docs/ca_sgd.md, "Cost model").
+StepTime ca_sgd(const Workload& w, const Machine& m) {
+  Ledger L{w, m, {}};
+  const double n = ceil_div(double(w.features), w.ranks), b = double(w.batch), s = w.s;
+  const double sb = s * b, cross = b * b * s * (s - 1) / 2;  // Gram entries between blocks
+  L.stream(sb * (n * w.storage_bytes + 8));                  // partial margins of the s blocks
+  L.rows(sb);
+  L.launches(1);
+  if (w.s > 1) {
+    L.stream(sb * n * (w.storage_bytes + w.gram_input_bytes));  // gather Y for the Gram
+    const double rate = w.gram_input_bytes >= 8   ? m.gemm_fp64_Fps
+                        : w.gram_input_bytes >= 4 ? m.gemm_fp32_Fps
+                                                  : m.gemm_bf16_Fps;
+    L.flops(2 * cross * n, rate);  // the blocks below the diagonal
+    L.t.compute_s += cross * m.gram_entry_s;
+    L.flops(2 * cross + 4 * sb, m.scalar_Fps);  // the inner recurrence
+    L.launches(3);
+  }
+  L.allreduce((cross + sb) * w.wire_bytes);  // one packed message [G, r]
+  L.stream(sb * n * w.storage_bytes);        // the s gradient products
+  L.stream(3 * n * w.arithmetic_bytes);      // the update
+  L.launches(2);
+  StepTime t = L.t;
+  for (double* x : {&t.compute_s, &t.latency_s, &t.bandwidth_s, &t.messages, &t.bytes}) *x /= s;
+  return t;
+}
+
+}  // namespace
+
+Workload workload_of(const Config& c, std::int64_t features, int ranks) {
+  Workload w;
+  w.method = c.solver.method;
+  w.decomposition = c.solver.decomposition;
+  w.ranks = ranks;
+  w.batch = c.solver.batch_size;
+  w.features = features;
+  w.s = c.solver.s;
+  const precision::Realization r = precision::realize(c.precision.plan);
+  w.storage_bytes = double(precision::bytes_per_value(r.storage));
+  w.arithmetic_bytes = double(precision::bytes_per_value(r.compute));
+  w.gram_input_bytes = double(precision::bytes_per_value(r.gram_input));
+  w.wire_bytes = double(precision::bytes_per_value(w.s > 1 ? r.wire : r.margins_wire));
+  w.compression = c.compression;
+  if (c.comm.emulated()) {
+    w.emulated_latency_s = c.comm.latency_us * 1e-6;
+    w.emulated_Bps = c.comm.bandwidth_GBps * 1e9;
+  }
+  return w;
+}
+
+StepTime predict_step(const Workload& w, const Machine& m) {
+  if (w.method == Method::ca_sgd) return ca_sgd(w, m);
+  return w.decomposition == Decomposition::row ? sgd_row(w, m) : sgd_column(w, m);
+}
+
+std::vector<SChoice> s_candidates(Workload w, const Machine& m, int max_s) {
+  std::vector<SChoice> out;
+  w.method = Method::ca_sgd;
+  for (int s = 1; s <= max_s; s *= 2) {
+    w.s = s;
+    out.push_back({s, predict_step(w, m)});
+  }
+  return out;
+}
+
+int best_s(const Workload& w, const Machine& m, int max_s) {
+  const auto c = s_candidates(w, m, max_s);
+  return std::min_element(
+             c.begin(), c.end(),
+             [](const SChoice& a, const SChoice& b) { return a.step.total_s() < b.step.total_s(); })
+      ->s;
+}
+
+}  // namespace minisgd::perfmodel

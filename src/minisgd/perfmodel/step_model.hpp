@@ -1,0 +1,57 @@
+#pragma once
+// The α-β-γ model of one training step (docs/performance_model.md): for a workload (method,
+// decomposition, P, batch, features, s, precision, compressor, emulated network) and a machine,
+// the time of the slowest rank's step split into local compute (γ: bytes streamed at the
+// machine's kernel bandwidth, flops at its Gram rate, per-row and per-launch costs), latency
+// (α per message of the collectives) and bandwidth (bytes on the wire per rank). Collectives
+// follow what the code runs: MPI's AllReduce as reduce-scatter + allgather (2⌈log2 P⌉
+// messages, 2(P−1)/P of the payload), AllGather as ⌈log2 P⌉ messages of (P−1) payloads, the
+// merge collectives by comm::schedule_time.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "minisgd/config/config.hpp"
+#include "minisgd/perfmodel/machine.hpp"
+
+namespace minisgd::perfmodel {
+
+struct Workload {
+  Method method = Method::sgd;
+  Decomposition decomposition = Decomposition::row;
+  int ranks = 1;
+  std::int64_t batch = 32;
+  std::int64_t features = 0;
+  int s = 1;                    // CA-SGD inner steps per outer step
+  double storage_bytes = 4;     // per value of X
+  double arithmetic_bytes = 4;  // weights, gradients, margins
+  double gram_input_bytes = 4;  // Y as the Gram reads it (selects the Gram rate)
+  double wire_bytes = 4;        // per value of CA-SGD's packed message
+  CompressionConfig compression;
+  double emulated_latency_s = 0;  // comm.emulate (0 and 0: none)
+  double emulated_Bps = 0;
+};
+
+/// The workload a deck describes on `features` columns at `ranks` ranks (s from the deck).
+Workload workload_of(const Config& c, std::int64_t features, int ranks);
+
+struct StepTime {
+  double compute_s = 0, latency_s = 0, bandwidth_s = 0;
+  double messages = 0;  // per rank and step
+  double bytes = 0;     // sent per rank and step
+  double total_s() const { return compute_s + latency_s + bandwidth_s; }
+};
+
+/// Time of one (inner) step: for CA-SGD one outer step divided by s.
+StepTime predict_step(const Workload& w, const Machine& m);
+
+/// CA-SGD's time per step for each candidate s (powers of two up to `max_s`).
+struct SChoice {
+  int s;
+  StepTime step;
+};
+std::vector<SChoice> s_candidates(Workload w, const Machine& m, int max_s = 64);
+/// The candidate with the least time per step.
+int best_s(const Workload& w, const Machine& m, int max_s = 64);
+
+}  // namespace minisgd::perfmodel

@@ -1,0 +1,157 @@
+// The algebra of the α-β-γ step model (docs/performance_model.md): what must hold whatever the
+// machine's figures are. Expected values are written from the formulas of docs/ca_sgd.md and
+// docs/compression.md, not taken from the model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "minisgd/core/errors.hpp"
+#include "minisgd/perfmodel/machine.hpp"
+#include "minisgd/perfmodel/step_model.hpp"
+
+using namespace minisgd;
+using perfmodel::Machine;
+using perfmodel::predict_step;
+using perfmodel::Workload;
+
+namespace {
+
+Machine machine() {
+  Machine m;
+  m.memory_Bps = 20e9;
+  m.stream_efficiency = 0.7;
+  m.row_s = 10e-9;
+  m.launch_s = 1e-6;
+  m.gemm_fp64_Fps = 50e9;
+  m.gemm_fp32_Fps = 100e9;
+  m.gemm_bf16_Fps = 300e9;
+  m.gram_entry_s = 1e-9;
+  m.scalar_Fps = 2e9;
+  m.latency_s = 20e-6;
+  m.network_Bps = 10e9;
+  return m;
+}
+
+Workload column(int P, std::int64_t b, std::int64_t d, int s) {
+  Workload w;
+  w.method = s > 0 ? Method::ca_sgd : Method::sgd;
+  w.decomposition = Decomposition::column;
+  w.ranks = P;
+  w.batch = b;
+  w.features = d;
+  w.s = s > 0 ? s : 1;
+  return w;
+}
+
+}  // namespace
+
+TEST(StepModel, CaSgdAtOneStepIsSgdColumn) {
+  for (const int P : {1, 2, 3, 8, 64}) {
+    const auto sgd = predict_step(column(P, 256, 2000, 0), machine());
+    const auto ca = predict_step(column(P, 256, 2000, 1), machine());
+    EXPECT_DOUBLE_EQ(ca.compute_s, sgd.compute_s) << P;
+    EXPECT_DOUBLE_EQ(ca.latency_s, sgd.latency_s) << P;
+    EXPECT_DOUBLE_EQ(ca.bandwidth_s, sgd.bandwidth_s) << P;
+  }
+}
+
+// One AllReduce per s steps: the latency per step is that of SGD divided by s.
+TEST(StepModel, LatencyPerStepFallsBySteps) {
+  for (const int P : {2, 3, 16})
+    for (const int s : {2, 4, 16, 64}) {
+      const double one = predict_step(column(P, 64, 500, 1), machine()).latency_s;
+      EXPECT_NEAR(predict_step(column(P, 64, 500, s), machine()).latency_s, one / s, 1e-18)
+          << "P " << P << " s " << s;
+    }
+}
+
+// Words of an outer step: (b²s(s−1)/2 + s·b), each sent 2(P−1)/P times per rank.
+TEST(StepModel, BandwidthGrowsWithTheGramOfSBRows) {
+  const Machine m = machine();
+  for (const int P : {2, 4, 5})
+    for (const std::int64_t b : {16, 128})
+      for (const int s : {1, 2, 8, 32}) {
+        Workload w = column(P, b, 2000, s);
+        w.wire_bytes = 4;
+        const double words = double(b) * double(b) * s * (s - 1) / 2 + double(s) * double(b);
+        const double outer_bytes = 2.0 * (P - 1) / P * 4 * words;
+        const auto t = predict_step(w, m);
+        EXPECT_DOUBLE_EQ(t.bytes * s, outer_bytes) << P << " " << b << " " << s;
+        EXPECT_NEAR(t.bandwidth_s * s, outer_bytes / m.network_Bps, 1e-15);
+      }
+}
+
+TEST(StepModel, OneRankSendsNothing) {
+  for (const int s : {0, 1, 16}) {
+    const auto t = predict_step(column(1, 64, 500, s), machine());
+    EXPECT_EQ(t.latency_s, 0);
+    EXPECT_EQ(t.bandwidth_s, 0);
+    EXPECT_GT(t.compute_s, 0);
+  }
+}
+
+// Emulation adds ⌈log2 P⌉·α_e and the counted bytes over β_e to every AllReduce.
+TEST(StepModel, EmulatedNetworkAddsItsCostPerCollective) {
+  Workload w = column(3, 64, 500, 0);
+  const auto plain = predict_step(w, machine());
+  w.emulated_latency_s = 1e-3;
+  w.emulated_Bps = 1e9;
+  const auto emulated = predict_step(w, machine());
+  EXPECT_NEAR(emulated.latency_s - plain.latency_s, 2 * 1e-3, 1e-15);  // ⌈log2 3⌉ = 2
+  EXPECT_NEAR(emulated.bandwidth_s - plain.bandwidth_s, 2.0 * 2 / 3 * 64 * 4 / 1e9, 1e-15);
+}
+
+// The row decomposition's AllReduce of d gradient values, dense and compressed.
+TEST(StepModel, CompressorsSendTheirFractionOfDense) {
+  Workload w;
+  w.ranks = 3;
+  w.batch = 256;
+  w.features = 2000;
+  const auto dense = predict_step(w, machine());
+  EXPECT_DOUBLE_EQ(dense.bytes, 2.0 * 2 / 3 * 4 * 2000);
+  w.compression.method = "aps";  // 8-bit codes + int16 exponents of 256-value blocks
+  EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 2 / 3 * (2000 + 2 * 8));
+  w.compression.method = "cast";
+  EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 2 / 3 * 2 * 2000);
+  w.compression.method = "topk";  // (P−1)·8k, k = 20
+  EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 8 * 20);
+}
+
+// Where latency dominates (many ranks, few local columns, a slow network) the model picks
+// s > 1; where the network is free it keeps s = 1.
+TEST(StepModel, BestStepsFollowTheLatency) {
+  Machine m = machine();
+  m.latency_s = 200e-6;
+  EXPECT_GT(perfmodel::best_s(column(64, 32, 28 * 64, 1), m), 1);
+  m.latency_s = 1e-12;
+  m.network_Bps = 1e15;
+  EXPECT_EQ(perfmodel::best_s(column(2, 256, 2000, 1), m), 1);
+}
+
+TEST(MachineFile, ParsesAndRefusesWithTheLine) {
+  const std::string good =
+      "name: t\nsource: hand\nmemory: {bandwidth_GBps: 10}\n"
+      "kernels: {stream_efficiency: 0.5, row_ns: 3, launch_us: 1, gemm_fp64_GFps: 1,\n"
+      "          gemm_fp32_GFps: 2, gemm_bf16_GFps: 4, gram_entry_ns: 1, scalar_GFps: 1}\n"
+      "network: {latency_us: 2, bandwidth_GBps: 5}\n";
+  const Machine m = perfmodel::parse_machine(good, "m.yaml");
+  EXPECT_EQ(m.name, "t");
+  EXPECT_DOUBLE_EQ(m.memory_Bps, 10e9);
+  EXPECT_DOUBLE_EQ(m.row_s, 3e-9);
+  EXPECT_DOUBLE_EQ(m.latency_s, 2e-6);
+  EXPECT_DOUBLE_EQ(m.network_Bps, 5e9);
+  const auto refused = [&](const std::string& text, const std::string& what) {
+    try {
+      perfmodel::parse_machine(text, "m.yaml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused(good + "extra: 1\n", "m.yaml:7: extra: unknown key");
+  refused("network: {latency_us: 2}\nmemory: {bandwidth_GBps: 10}\nkernels: {}\n",
+          "kernels.stream_efficiency: missing");
+  std::string negative = good;
+  negative.replace(negative.find("latency_us: 2"), 13, "latency_us: -2");
+  refused(negative, "network.latency_us: must be > 0");
+}
