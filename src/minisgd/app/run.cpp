@@ -21,6 +21,7 @@
 #include "minisgd/data/loader.hpp"
 #include "minisgd/precision/dispatch.hpp"
 #include "minisgd/report/output_files.hpp"
+#include "minisgd/report/time_to_target.hpp"
 #include "minisgd/solvers/evaluator.hpp"
 #include "minisgd/solvers/stepper_factory.hpp"
 #include "minisgd/version.hpp"
@@ -126,7 +127,11 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
         << world.size() << " rank(s)\n";
   }
 
+  // Set-up a precision plan needs (casts, packing, scaling) counts in the time to target.
+  Kokkos::Timer setup_clock;
   const std::unique_ptr<Stepper> stepper = make_stepper(c, data, train_comm, timers);
+  fence("stepper set up");
+  const double setup_seconds = setup_clock.seconds();
   Evaluator<T> evaluator(c, data, world);
   Evaluator<T> test_evaluator(c, test, world);
   Evaluation eval{[&](const Vector<double>& w) { return evaluator.objective(w); }, {}};
@@ -168,6 +173,9 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
   // time is the slowest rank's.
   const double fom_seconds = world.allreduce_value(r.fom_seconds, comm::Op::max);
   const double samples_per_s = fom_seconds > 0 ? double(r.fom_iterations * b) / fom_seconds : 0;
+  const TimeToTarget ttt = time_to_target(r.history, v.reference_loss, v.tolerance, setup_seconds);
+  const double ttt_seconds = world.allreduce_value(ttt.local_seconds, comm::Op::max);
+  const nlohmann::json ttt_s = ttt.iteration ? nlohmann::json(ttt_seconds) : nullptr;
 
   Region report_region("minisgd::report");
   nlohmann::json& rep = o.report;
@@ -194,7 +202,15 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
       {"valid", o.valid},
       {"verdict", why},
       {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
-      {"tolerance", v.tolerance}};
+      {"tolerance", v.tolerance},
+      {"time_to_target",
+       {{"target_loss", ttt.target ? nlohmann::json(*ttt.target) : nullptr},
+        {"reached", bool(ttt.iteration)},
+        {"seconds", ttt_s},
+        {"iteration", ttt.iteration ? nlohmann::json(*ttt.iteration) : nullptr},
+        {"epoch", ttt.iteration ? nlohmann::json(ttt.epoch) : nullptr},
+        {"setup_s", world.allreduce_value(setup_seconds, comm::Op::max)},
+        {"why_not", ttt.iteration ? nullptr : nlohmann::json(ttt.why_not)}}}};
   if (!r.history.empty() && std::isfinite(r.history.back().test_loss))
     rep["result"]["test_loss"] = r.history.back().test_loss;
   rep["precision"] = precision::to_json(c.precision.plan);
@@ -208,7 +224,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
     rep["comm_emulation"] = {{"latency_us", c.comm.latency_us},
                              {"bandwidth_GBps", c.comm.bandwidth_GBps},
                              {"note", "communication times include a modelled network: emulated"}};
-  rep["fom"] = {{"name", "samples_per_s"}, {"value", samples_per_s}};
+  rep["fom"] = {{"name", "samples_per_s"}, {"value", samples_per_s}, {"time_to_target_s", ttt_s}};
 
   if (root) {
     print_summary(out, rep);

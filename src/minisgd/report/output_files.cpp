@@ -35,8 +35,22 @@ void print_summary(std::ostream& out, const nlohmann::json& rep) {
                   r["fom_time_s"].get<double>());
     out << line;
   }
-  std::snprintf(line, sizeof line, "\nFOM: %.6e samples/s\n", r["samples_per_s"].get<double>());
+  std::snprintf(line, sizeof line, "\nFOM: %.6e samples/s", r["samples_per_s"].get<double>());
   out << line;
+  if (r.contains("time_to_target")) {
+    const auto& t = r["time_to_target"];
+    if (t["reached"].get<bool>())
+      std::snprintf(line, sizeof line,
+                    ", time to target %.6f s (loss <= %.8g at iteration %lld, set-up %.6f s)",
+                    t["seconds"].get<double>(), t["target_loss"].get<double>(),
+                    static_cast<long long>(t["iteration"].get<std::int64_t>()),
+                    t["setup_s"].get<double>());
+    else
+      std::snprintf(line, sizeof line, ", time to target: %s",
+                    t["why_not"].get<std::string>().c_str());
+    out << line;
+  }
+  out << "\n";
   out << (r["valid"].get<bool>() ? "VALID" : "INVALID") << ": " << r["verdict"].get<std::string>()
       << std::endl;
 }
