@@ -35,7 +35,11 @@ BACKEND_VARIANTS = {
 }
 
 # User-facing options are those a site may want to change; these are not.
-INTERNAL_OPTIONS = {}
+INTERNAL_OPTIONS = {
+    "MINISGD_TEST_RANKS": "the MPI rank counts of the test suite",
+    "MINISGD_HEART_SCALE": "where the test suite finds LIBLINEAR's heart_scale",
+    "MINISGD_SOURCE_DIR": "the checkout ci/gpu_host_check builds (CI only)",
+}
 
 
 class Recorder:
@@ -155,15 +159,17 @@ def load_recipe(root):
 
 
 def cmake_options(root):
-    """option(MINISGD_...) and cmake_dependent_option(MINISGD_...) in the CMake files."""
-    pattern = re.compile(r"^\s*(?:cmake_dependent_)?option\(\s*(MINISGD_\w+)", re.M | re.I)
+    """option(MINISGD_...), cmake_dependent_option(MINISGD_...) and cache variables
+    set(MINISGD_... CACHE ...) in the CMake files."""
+    pattern = re.compile(r"^\s*(?:(?:cmake_dependent_)?option\(\s*(MINISGD_\w+)"
+                         r"|set\(\s*(MINISGD_\w+)\s[^)]*?\bCACHE\b)", re.M | re.I)
     files = [p for p in root.rglob("*") if p.name == "CMakeLists.txt" or p.suffix == ".cmake"]
     options = {}
     for path in files:
         if "build" in path.relative_to(root).parts[:1]:
             continue
         for m in pattern.finditer(path.read_text()):
-            options[m.group(1)] = path.relative_to(root)
+            options[m.group(1) or m.group(2)] = path.relative_to(root)
     return options
 
 

@@ -29,10 +29,23 @@ namespace minisgd {
 namespace sgd_detail {
 
 constexpr int kLanes = 16;        // partial sums of a margin: a loop the compiler vectorizes
-constexpr int kHostCols = 32;     // columns of one host gradient block (sums in registers)
 constexpr int kDeviceCols = 256;  // columns of one device team
 
 constexpr bool host_backend = Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible;
+
+// The host's vector registers (MINISGD_ARCH, docs/building.md). They set only how the host
+// kernels block their loops, never the order of a sum: the bits are the same for every width.
+#if defined(__AVX512F__)
+constexpr int kHostVectorBytes = 64;
+#elif defined(__AVX__)
+constexpr int kHostVectorBytes = 32;
+#else
+constexpr int kHostVectorBytes = 16;
+#endif
+/// Columns of one host gradient block: 8 vector registers of sums, enough independent
+/// dependency chains to hide the latency of the additions.
+template <class A>
+constexpr int kHostCols = 8 * kHostVectorBytes / int(sizeof(A));
 
 /// Σ_c x[c]·w[c] in A, in kLanes interleaved partial sums added pairwise.
 template <class A, class S>
@@ -91,11 +104,12 @@ namespace sgd_detail {
 template <class S, class A>
 KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u,
                                      std::int64_t rows, A* g, int width) {
-  A acc[kHostCols];
-  if (width == kHostCols) {
-    for (int c = 0; c < kHostCols; ++c) acc[c] = g[c];
-    for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], acc, kHostCols);
-    for (int c = 0; c < kHostCols; ++c) g[c] = acc[c];
+  constexpr int kCols = kHostCols<A>;
+  A acc[kCols];
+  if (width == kCols) {
+    for (int c = 0; c < kCols; ++c) acc[c] = g[c];
+    for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], acc, kCols);
+    for (int c = 0; c < kCols; ++c) g[c] = acc[c];
     return;
   }
   for (int c = 0; c < width; ++c) acc[c] = g[c];
@@ -120,8 +134,8 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
             if (!margins_given) z(i) = row_dot(&X(first + i, 0), w.data(), n);
             u(i) = loss_derivative<L>(z(i), A(y(first + i)));
           }
-          for (int c0 = 0; c0 < n; c0 += kHostCols)
-            add_rows(&X(first + r0, c0), n, &u(r0), rows, &g(c0), kmin(kHostCols, n - c0));
+          for (int c0 = 0; c0 < n; c0 += kHostCols<A>)
+            add_rows(&X(first + r0, c0), n, &u(r0), rows, &g(c0), kmin(kHostCols<A>, n - c0));
         }
       });
 }
@@ -140,11 +154,12 @@ void two_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, c
         u(i) = loss_derivative<L>(z(i), A(y(first + i)));
       });
   Kokkos::parallel_for(
-      "minisgd::sgd_gradient", Kokkos::RangePolicy<ExecSpace>(0, (n + kHostCols - 1) / kHostCols),
+      "minisgd::sgd_gradient",
+      Kokkos::RangePolicy<ExecSpace>(0, (n + kHostCols<A> - 1) / kHostCols<A>),
       KOKKOS_LAMBDA(const std::int64_t block) {
-        const int c0 = int(block) * kHostCols;
-        for (int c = c0; c < kmin(c0 + kHostCols, n); ++c) g(c) = A(0);
-        add_rows(&X(first, c0), n, u.data(), b, &g(c0), kmin(kHostCols, n - c0));
+        const int c0 = int(block) * kHostCols<A>;
+        for (int c = c0; c < kmin(c0 + kHostCols<A>, n); ++c) g(c) = A(0);
+        add_rows(&X(first, c0), n, u.data(), b, &g(c0), kmin(kHostCols<A>, n - c0));
       });
 }
 

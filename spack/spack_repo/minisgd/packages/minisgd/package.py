@@ -21,6 +21,11 @@ class Minisgd(CMakePackage, CudaPackage):
     variant("nccl", default=True, when="+cuda", description="NCCL communicator")
     variant("cublas", default=True, when="+cuda", description="Gram products through cuBLAS")
     variant("onednn", default=False, description="bf16 Gram products through oneDNN (CPUs with AVX512-BF16)")
+    # -march for minisgd's host code (MINISGD_ARCH): e.g. arch=native on the compute node itself.
+    # Spack's compiler wrappers already add the flags of the spec's target= (target=zen4 gives
+    # -march=znver4), so "none" (the default) is right for most builds.
+    variant("arch", default="none", values=lambda v: True, multi=False,
+            description="CPU architecture for -march (MINISGD_ARCH); none: the target's flags")
     variant("tests", default=False, description="Build the GoogleTest suite")
     variant("benchmarks", default=False, description="Build the Google Benchmark programs")
 
@@ -56,6 +61,7 @@ class Minisgd(CMakePackage, CudaPackage):
             self.define_from_variant("MINISGD_ENABLE_TESTS", "tests"),
             self.define_from_variant("MINISGD_ENABLE_BENCHMARKS", "benchmarks"),
             self.define_from_variant("MINISGD_ENABLE_DNNL", "onednn"),
+            self.define_from_variant("MINISGD_ARCH", "arch"),
             self.define("MPIEXEC_EXECUTABLE", spec["mpi"].prefix.bin.mpiexec),
         ]
         if spec.satisfies("+cuda"):
