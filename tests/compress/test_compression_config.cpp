@@ -28,11 +28,11 @@ TEST(CompressionDeck, ReadsEveryMethodsParameters) {
       "  global-qsgd: {bits: 8, dithering: exponential}\n"
       "  gtopk: {density: 0.001}\n"
       "  loco: {bits: 4, beta: 0.5, reset_period: 16, group_size: 32}\n");
-  EXPECT_EQ(c.compression.method, "loco");
+  EXPECT_EQ(c.compression.method, CompressionMethod::loco);
   EXPECT_EQ(c.compression.aps.format, "e4m3");
   EXPECT_EQ(c.compression.aps.block_size, 64);
   EXPECT_TRUE(c.compression.aps.kahan);
-  EXPECT_EQ(c.compression.global_qsgd.dithering, "exponential");
+  EXPECT_EQ(c.compression.global_qsgd.dithering, Dithering::exponential);
   EXPECT_DOUBLE_EQ(c.compression.gtopk.density, 0.001);
   EXPECT_DOUBLE_EQ(c.compression.loco.beta, 0.5);
   EXPECT_EQ(c.compression.loco.group_size, 32);

@@ -29,7 +29,7 @@ TEST(CompressionDecks, RunValidAndStayCloseToDense) {
     const Config c = load_deck(path.string(), overrides);
     const RunOutcome o = test::run_quiet(c);
     EXPECT_TRUE(o.valid) << name << ": " << o.report["result"]["verdict"];
-    EXPECT_EQ(o.report["compression"]["method"], c.compression.method) << name;
+    EXPECT_EQ(o.report["compression"]["method"], to_string(c.compression.method)) << name;
 
     const std::string settings =
         c.resolved["data"].dump() + c.resolved["model"].dump() + c.resolved["solver"].dump();
@@ -38,7 +38,7 @@ TEST(CompressionDecks, RunValidAndStayCloseToDense) {
       dense_loss[settings] = test::run_quiet(load_deck(path.string(), overrides)).result.final_loss;
     }
     const double dense = dense_loss[settings];
-    const double bound = c.compression.method == "gtopk" ? 0.02 : 0.01;
+    const double bound = c.compression.method == CompressionMethod::gtopk ? 0.02 : 0.01;
     EXPECT_LE(std::fabs(o.result.final_loss - dense), bound * dense)
         << name << ": " << o.result.final_loss << " vs dense " << dense;
   }

@@ -129,7 +129,7 @@ TEST(CompressorBytes, MatchTheFormulas) {
   EXPECT_EQ(w.max_total(), allreduce_model(w, d) + allreduce_model(w, 8));
 
   CompressionConfig exp = method("global-qsgd");
-  exp.global_qsgd.dithering = "exponential";
+  exp.global_qsgd.dithering = Dithering::exponential;
   reduce_once(w, exp);  // 1-byte codes through the p2p collective + the fp64 max
   expect_elementwise(w, w.max_bytes(comm::Kind::sendrecv), d);
 
@@ -171,7 +171,7 @@ TEST(CompressorBytes, RatiosToDense) {
   EXPECT_LE(ratio("loco"), 0.14);
   EXPECT_LE(ratio("aps"), 0.26);
   CompressionConfig exponential = method("global-qsgd");
-  exponential.global_qsgd.dithering = "exponential";
+  exponential.global_qsgd.dithering = Dithering::exponential;
   reduce_once(w, exponential);
   EXPECT_LE(double(w.max_total()) / w.dense_bytes(), 0.26);
 }

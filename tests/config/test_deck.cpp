@@ -1,6 +1,9 @@
 // Deck parsing: typed values, defaults, overrides, and errors that name the key and line.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "minisgd/core/errors.hpp"
 #include "support/test_support.hpp"
 
@@ -80,4 +83,74 @@ TEST(Deck, DuplicateKeysAreErrors) {
   EXPECT_EQ(minisgd::test::deck_error("compression: {loco: {bits: 4, bits: 8}}\n"),
             "test-deck:1: duplicate key 'compression.loco.bits' (first given on line 1)");
   EXPECT_EQ(minisgd::test::deck_error("solver: {epochs: 2}\n", {"solver.epochs=3"}), "no error");
+}
+
+namespace {
+
+/// Every name in E's table is read back from a deck as its value (`yaml` with @ replaced by
+/// the name), the table lists E's values in declaration order under distinct names, and a
+/// name outside the table is refused with the table's list.
+template <class E, class Get>
+void expect_every_name_read(const std::string& yaml, const std::string& key, Get get) {
+  const auto with = [&](const std::string& name) {
+    std::string text = yaml;
+    text.replace(text.find('@'), 1, name);
+    return text;
+  };
+  const auto table = names(E{});
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto [value, name] = table[i];
+    EXPECT_EQ(int(value), int(i)) << key << ": table out of declaration order at " << name;
+    EXPECT_TRUE(seen.insert(name).second) << key << ": " << name << " named twice";
+    EXPECT_EQ(get(deck(with(name))), value) << key << ": " << name;
+  }
+  const std::string error = minisgd::test::deck_error(with("no-such-choice"));
+  EXPECT_NE(error.find(key + ": 'no-such-choice' is not one of " + minisgd::choices<E>()),
+            std::string::npos)
+      << error;
+}
+
+}  // namespace
+
+TEST(Deck, EveryClosedChoiceReadsEachNameOfItsTable) {
+  using namespace minisgd;
+  using C = const Config&;
+  expect_every_name_read<Study>("run: {study: @}\nsolver: {method: ca-sgd}", "run.study",
+                                [](C c) { return c.run.study; });
+  expect_every_name_read<DataSource>("data: {source: @, path: x}", "data.source",
+                                     [](C c) { return c.data.source; });
+  expect_every_name_read<Fallback>("data: {fallback: @}", "data.fallback",
+                                   [](C c) { return c.data.fallback; });
+  expect_every_name_read<SyntheticKind>("data: {synthetic: {kind: @}}", "data.synthetic.kind",
+                                        [](C c) { return c.data.synthetic.kind; });
+  expect_every_name_read<Loss>("model: {loss: @}", "model.loss", [](C c) { return c.model.loss; });
+  expect_every_name_read<Method>("solver: {method: @}", "solver.method",
+                                 [](C c) { return c.solver.method; });
+  expect_every_name_read<Decomposition>("solver: {decomposition: @}", "solver.decomposition",
+                                        [](C c) { return c.solver.decomposition; });
+  expect_every_name_read<Schedule>("solver: {step_size: {schedule: @}}",
+                                   "solver.step_size.schedule",
+                                   [](C c) { return c.solver.step_size.schedule; });
+  expect_every_name_read<OptimizerKind>("solver: {optimizer: @}", "solver.optimizer",
+                                        [](C c) { return c.solver.optimizer; });
+  expect_every_name_read<precision::Preset>("precision: {preset: @}\nsolver: {method: ca-sgd}",
+                                            "precision.preset",
+                                            [](C c) { return c.precision.preset; });
+  expect_every_name_read<precision::Rounding>("precision: {rounding: @}", "precision.rounding",
+                                              [](C c) { return c.precision.plan.rounding; });
+  expect_every_name_read<GramEngine>("precision: {gram_engine: @}", "precision.gram_engine",
+                                     [](C c) { return c.precision.gram_engine; });
+  expect_every_name_read<CompressionMethod>("compression: {method: @}", "compression.method",
+                                            [](C c) { return c.compression.method; });
+  expect_every_name_read<CastFormat>("compression: {cast: {format: @}}", "compression.cast.format",
+                                     [](C c) { return c.compression.cast.format; });
+  expect_every_name_read<Dithering>("compression: {qsgd: {dithering: @}}",
+                                    "compression.qsgd.dithering",
+                                    [](C c) { return c.compression.qsgd.dithering; });
+  expect_every_name_read<Dithering>("compression: {global-qsgd: {dithering: @}}",
+                                    "compression.global-qsgd.dithering",
+                                    [](C c) { return c.compression.global_qsgd.dithering; });
+  expect_every_name_read<CommBackend>("comm: {backend: @}", "comm.backend",
+                                      [](C c) { return c.comm.backend; });
 }

@@ -106,7 +106,7 @@ TEST(Plan, DeckErrorsNameTheKey) {
   EXPECT_NE(error_of(std::string(kCa) + "run: {study_format: e9m1}\n").find("run.study_format"),
             std::string::npos);
   // sgd may name its one precision through data and weights.
-  EXPECT_EQ(test::deck("precision: {data: fp64, weights: fp64}\n").precision.preset, "fp64");
+  EXPECT_EQ(test::deck("precision: {data: fp64, weights: fp64}\n").precision.preset, Preset::fp64);
   // The mixed preset gives sgd bf16 storage; the ca-sgd knobs take sgd's arithmetic format.
   const Config mixed = test::deck("precision: {preset: mixed}\n");
   EXPECT_EQ(mixed.precision.plan[Knob::data].format, Format::bf16);

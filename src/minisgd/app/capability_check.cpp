@@ -7,11 +7,11 @@ namespace minisgd {
 
 void check_capabilities(const Config& c) {
   const std::string cublas = gpu::cublas_build_reason();
-  if (c.precision.gram_engine == "cublas" && !cublas.empty())
+  if (c.precision.gram_engine == GramEngine::cublas && !cublas.empty())
     fail_key(c, "precision.gram_engine", "cublas " + cublas);
   if (c.precision.tf32 && !cublas.empty())
     fail_key(c, "precision.tf32", "TF32 Tensor Core Gram " + cublas);
-  if (c.comm.backend == "nccl" && !gpu::nccl_build_reason().empty())
+  if (c.comm.backend == CommBackend::nccl && !gpu::nccl_build_reason().empty())
     fail_key(c, "comm.backend", "nccl " + gpu::nccl_build_reason());
   if (c.comm.gpu_aware && !gpu::gpu_aware_mpi_build_reason().empty())
     fail_key(c, "comm.gpu_aware", gpu::gpu_aware_mpi_build_reason());

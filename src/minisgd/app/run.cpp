@@ -81,7 +81,7 @@ std::vector<double> gather_weights(const Vector<double>& local, const Partition&
 std::unique_ptr<comm::Communicator> training_communicator(const Config& c,
                                                           comm::MpiCommunicator& world) {
   std::unique_ptr<comm::Communicator> base;
-  if (c.comm.backend == "nccl") {
+  if (c.comm.backend == CommBackend::nccl) {
     // Every rank must see a GPU before NCCL's collective initialization starts.
     std::string why;
     const int ok = world.allreduce_value(gpu::visible_devices(&why) > 0 ? 1 : 0, comm::Op::min);
@@ -123,7 +123,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
         << "solver:  " << to_string(c.solver.method) << ", " << to_string(c.solver.decomposition)
         << " decomposition, "
         << (c.solver.method == Method::ca_sgd ? "s = " + std::to_string(c.solver.s) + ", " : "")
-        << c.precision.preset << ", batch " << b << ", " << nb << " batches per epoch, "
+        << to_string(c.precision.preset) << ", batch " << b << ", " << nb << " batches per epoch, "
         << world.size() << " rank(s)\n";
   }
 
@@ -276,7 +276,7 @@ RunOutcome run(const Config& c, MPI_Comm world_comm, std::ostream& out, std::ost
     out << "minisgd " << MINISGD_VERSION << " (" << MINISGD_GIT_HASH << "), Kokkos "
         << ExecSpace::name() << ", " << world.size() << " MPI rank(s), deck " << c.deck_path
         << std::endl;
-  if (c.run.study == "precision") return run_precision_study(c, world_comm, out, err);
+  if (c.run.study == Study::precision) return run_precision_study(c, world_comm, out, err);
   // X is stored in the container of precision.data (fp32 or fp64 for sgd).
   return precision::with_compiled_type(precision::realize(c.precision.plan).storage, [&](auto tag) {
     return run_typed<typename decltype(tag)::type>(c, world, out, err);

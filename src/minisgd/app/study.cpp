@@ -28,9 +28,9 @@ RunOutcome run_precision_study(const Config& c, MPI_Comm world_comm, std::ostrea
   const bool root = world.rank() == 0;
 
   Config base = c;
-  base.run.study = "none";
-  base.precision.preset = "fp32";
-  base.precision.plan = preset_plan("fp32");
+  base.run.study = Study::none;
+  base.precision.preset = Preset::fp32;
+  base.precision.plan = preset_plan(Preset::fp32);
   base.precision.plan.rounding = c.precision.plan.rounding;
   base.output = {};  // written below, with the table
   if (root)
@@ -45,8 +45,6 @@ RunOutcome run_precision_study(const Config& c, MPI_Comm world_comm, std::ostrea
   for (Knob k : all_knobs) {
     Config lowered = base;
     lowered.precision.plan[k] = c.run.study_format;
-    lowered.precision.preset =
-        std::string("fp32, ") + name(k) + " " + to_string(c.run.study_format);
     lowered.validation.reference_loss.reset();
     double loss = std::numeric_limits<double>::quiet_NaN();
     try {

@@ -6,17 +6,17 @@
 namespace minisgd::compress {
 
 template <class T>
-Cast<T>::Cast(comm::Communicator& comm, std::size_t d, const std::string& format)
+Cast<T>::Cast(comm::Communicator& comm, std::size_t d, CastFormat format)
     : comm_(comm), format_(format), payload_("cast_payload", d) {}
 
 template <class T>
 nlohmann::json Cast<T>::describe() const {
-  return {{"method", "cast"}, {"format", format_}};
+  return {{"method", "cast"}, {"format", to_string(format_)}};
 }
 
 template <class T>
 void Cast<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
-  if (format_ == "bf16")
+  if (format_ == CastFormat::bf16)
     reduce_as<precision::bf16>(local, sum);
   else
     reduce_as<precision::fp16>(local, sum);

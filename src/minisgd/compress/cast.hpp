@@ -1,6 +1,4 @@
 #pragma once
-#include <string>
-
 #include "minisgd/compress/compressor.hpp"
 #include "minisgd/compress/staging.hpp"
 
@@ -12,7 +10,7 @@ namespace minisgd::compress {
 template <class T>
 class Cast final : public Compressor<T> {
  public:
-  Cast(comm::Communicator& comm, std::size_t d, const std::string& format);
+  Cast(comm::Communicator& comm, std::size_t d, CastFormat format);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   /// Public only because CUDA forbids KOKKOS_LAMBDAs in private or protected member functions.
@@ -21,7 +19,7 @@ class Cast final : public Compressor<T> {
 
  private:
   comm::Communicator& comm_;
-  std::string format_;
+  CastFormat format_;
   Staged<std::uint16_t> payload_;
 };
 

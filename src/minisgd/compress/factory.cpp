@@ -15,23 +15,25 @@ namespace minisgd::compress {
 template <class T>
 std::unique_ptr<Compressor<T>> make_compressor(const CompressionConfig& c, std::uint64_t seed,
                                                std::size_t d, comm::Communicator& comm) {
-  const std::string& m = c.method;
-  if (m == "none") return std::make_unique<Dense<T>>(comm);
-  if (m == "cast") return std::make_unique<Cast<T>>(comm, d, c.cast.format);
-  if (m == "topk") return std::make_unique<TopK<T>>(comm, d, c.topk.density);
-  if (m == "gtopk") return std::make_unique<GTopK<T>>(comm, d, c.gtopk.density);
-  if (m == "qsgd")
-    return std::make_unique<Qsgd<T>>(comm, d, c.qsgd.bits, c.qsgd.dithering == "exponential", seed);
-  if (m == "global-qsgd")
-    return std::make_unique<GlobalQsgd<T>>(comm, d, c.global_qsgd.bits,
-                                           c.global_qsgd.dithering == "exponential", seed);
-  if (m == "aps")
-    return std::make_unique<Aps<T>>(comm, d, c.aps.format, std::size_t(c.aps.block_size),
-                                    c.aps.kahan);
-  if (m == "loco")
-    return std::make_unique<Loco<T>>(comm, d, c.loco.bits, c.loco.beta, c.loco.reset_period,
-                                     std::size_t(c.loco.group_size));
-  throw std::invalid_argument("unknown compression method '" + m + "'");
+  constexpr auto exponential = Dithering::exponential;
+  switch (c.method) {
+    case CompressionMethod::none: return std::make_unique<Dense<T>>(comm);
+    case CompressionMethod::cast: return std::make_unique<Cast<T>>(comm, d, c.cast.format);
+    case CompressionMethod::topk: return std::make_unique<TopK<T>>(comm, d, c.topk.density);
+    case CompressionMethod::gtopk: return std::make_unique<GTopK<T>>(comm, d, c.gtopk.density);
+    case CompressionMethod::qsgd:
+      return std::make_unique<Qsgd<T>>(comm, d, c.qsgd.bits, c.qsgd.dithering == exponential, seed);
+    case CompressionMethod::global_qsgd:
+      return std::make_unique<GlobalQsgd<T>>(comm, d, c.global_qsgd.bits,
+                                             c.global_qsgd.dithering == exponential, seed);
+    case CompressionMethod::aps:
+      return std::make_unique<Aps<T>>(comm, d, c.aps.format, std::size_t(c.aps.block_size),
+                                      c.aps.kahan);
+    case CompressionMethod::loco:
+      return std::make_unique<Loco<T>>(comm, d, c.loco.bits, c.loco.beta, c.loco.reset_period,
+                                       std::size_t(c.loco.group_size));
+  }
+  throw std::invalid_argument(std::string("no compressor for method ") + to_string(c.method));
 }
 
 template std::unique_ptr<Compressor<float>> make_compressor<float>(const CompressionConfig&,

@@ -14,25 +14,99 @@
 
 namespace minisgd {
 
+// The closed sets of choices a deck makes, each with the one table of its names (parsing,
+// --dry-run, the report and error messages read it: core/names.hpp). Loss, decomposition,
+// method, schedule, optimizer and Gram engine are in core/vocabulary.hpp, the precision
+// preset and rounding in precision/plan.hpp.
+
+/// run.study: none, or precision (the fp32 baseline, then each knob lowered alone).
+enum class Study { none, precision };
+constexpr NameTable<Study, 2> names(Study) {
+  return {{{Study::none, "none"}, {Study::precision, "precision"}}};
+}
+
+enum class DataSource { synthetic, libsvm, binary };
+constexpr NameTable<DataSource, 3> names(DataSource) {
+  return {{{DataSource::synthetic, "synthetic"},
+           {DataSource::libsvm, "libsvm"},
+           {DataSource::binary, "binary"}}};
+}
+
+/// data.fallback: stand_in generates data.synthetic.kind when data.path is absent.
+enum class Fallback { none, stand_in };
+constexpr NameTable<Fallback, 2> names(Fallback) {
+  return {{{Fallback::none, "none"}, {Fallback::stand_in, "stand-in"}}};
+}
+
+/// data.synthetic.kind: a generator of its own (synth, linear-synth, poisson-synth) or a
+/// stand-in of a real data set's shape (*-like).
+enum class SyntheticKind {
+  synth,
+  linear_synth,
+  poisson_synth,
+  epsilon_like,
+  susy_like,
+  higgs_like
+};
+constexpr NameTable<SyntheticKind, 6> names(SyntheticKind) {
+  return {{{SyntheticKind::synth, "synth"},
+           {SyntheticKind::linear_synth, "linear-synth"},
+           {SyntheticKind::poisson_synth, "poisson-synth"},
+           {SyntheticKind::epsilon_like, "epsilon-like"},
+           {SyntheticKind::susy_like, "susy-like"},
+           {SyntheticKind::higgs_like, "higgs-like"}}};
+}
+
+/// compression.method (docs/compression.md).
+enum class CompressionMethod { none, cast, topk, qsgd, aps, global_qsgd, gtopk, loco };
+constexpr NameTable<CompressionMethod, 8> names(CompressionMethod) {
+  return {{{CompressionMethod::none, "none"},
+           {CompressionMethod::cast, "cast"},
+           {CompressionMethod::topk, "topk"},
+           {CompressionMethod::qsgd, "qsgd"},
+           {CompressionMethod::aps, "aps"},
+           {CompressionMethod::global_qsgd, "global-qsgd"},
+           {CompressionMethod::gtopk, "gtopk"},
+           {CompressionMethod::loco, "loco"}}};
+}
+
+/// cast.format: the 16-bit format the gradient travels and is summed in.
+enum class CastFormat { fp16, bf16 };
+constexpr NameTable<CastFormat, 2> names(CastFormat) {
+  return {{{CastFormat::fp16, "fp16"}, {CastFormat::bf16, "bf16"}}};
+}
+
+/// qsgd / global-qsgd dithering: uniform levels, or one-byte power-of-two codes.
+enum class Dithering { standard, exponential };
+constexpr NameTable<Dithering, 2> names(Dithering) {
+  return {{{Dithering::standard, "standard"}, {Dithering::exponential, "exponential"}}};
+}
+
+/// comm.backend (docs/gpu.md).
+enum class CommBackend { mpi, nccl };
+constexpr NameTable<CommBackend, 2> names(CommBackend) {
+  return {{{CommBackend::mpi, "mpi"}, {CommBackend::nccl, "nccl"}}};
+}
+
 struct RunConfig {
   std::string name = "minisgd";
   std::uint64_t seed = 42;
-  std::string study = "none";  // none | precision: fp32 baseline, then each knob lowered alone
+  Study study = Study::none;
   precision::FormatSpec study_format{precision::Format::bf16, {}};  // the lowered format
 };
 
 struct SyntheticConfig {
-  std::string kind = "synth";  // synth | linear-synth | poisson-synth | *-like stand-ins
-  std::int64_t rows = 0;       // 0: the kind's own size
-  std::int64_t features = 0;   // 0: the kind's own size
+  SyntheticKind kind = SyntheticKind::synth;
+  std::int64_t rows = 0;      // 0: the kind's own size
+  std::int64_t features = 0;  // 0: the kind's own size
   double noise = 0.1;
 };
 
 struct DataConfig {
-  std::string source = "synthetic";  // libsvm | synthetic | binary
+  DataSource source = DataSource::synthetic;
   std::string path;
-  std::string fallback = "none";  // none | stand-in: generate synthetic.kind when path is absent
-  std::int64_t features = 0;      // 0: inferred from the file
+  Fallback fallback = Fallback::none;
+  std::int64_t features = 0;  // 0: inferred from the file
   std::string test_path;
   SyntheticConfig synthetic;
   bool shuffle = true;
@@ -75,23 +149,23 @@ struct SolverConfig {
 };
 
 struct PrecisionConfig {
-  std::string gram_engine =
-      "auto";                   // auto | portable | cublas: who computes the Gram (docs/gpu.md)
-  bool tf32 = false;            // fp32 Gram inputs on Tensor Cores in TF32 (cuBLAS only)
-  std::string preset = "fp32";  // fp64 | fp32 | mixed | mixed-wire-bf16
-  precision::Plan plan = precision::preset_plan("fp32");  // the nine knobs in force
+  GramEngine gram_engine = GramEngine::automatic;
+  bool tf32 = false;  // fp32 Gram inputs on Tensor Cores in TF32 (cuBLAS only)
+  precision::Preset preset = precision::Preset::fp32;  // for sgd: fp64/fp32 when uniform
+  precision::Plan plan =
+      precision::preset_plan(precision::Preset::fp32);  // the nine knobs in force
 };
 
 // Parameters of each gradient compressor (docs/compression.md): one map per method.
 struct CastParams {
-  std::string format = "fp16";  // fp16 | bf16
+  CastFormat format = CastFormat::fp16;
 };
 struct SparsifyParams {
   double density = 0.01;  // k = ⌈density·d⌉
 };
 struct QuantizeParams {
   int bits = 8;
-  std::string dithering = "standard";  // standard | exponential
+  Dithering dithering = Dithering::standard;
 };
 struct ApsParams {
   std::string format = "e5m2";  // wire format, at most 16 bits (precision::parse_format names)
@@ -106,7 +180,7 @@ struct LocoParams {
 };
 
 struct CompressionConfig {
-  std::string method = "none";  // none | cast | topk | qsgd | aps | global-qsgd | gtopk | loco
+  CompressionMethod method = CompressionMethod::none;
   CastParams cast;
   SparsifyParams topk, gtopk;
   QuantizeParams qsgd, global_qsgd;
@@ -115,10 +189,10 @@ struct CompressionConfig {
 };
 
 struct CommConfig {
-  std::string backend = "mpi";  // mpi | nccl (docs/gpu.md)
-  bool gpu_aware = false;       // mpi only: hand device buffers to a CUDA-aware MPI
-  double latency_us = 0;        // comm.emulate: modelled network added to every call
-  double bandwidth_GBps = 0;    // 0: no emulation
+  CommBackend backend = CommBackend::mpi;
+  bool gpu_aware = false;     // mpi only: hand device buffers to a CUDA-aware MPI
+  double latency_us = 0;      // comm.emulate: modelled network added to every call
+  double bandwidth_GBps = 0;  // 0: no emulation
   bool emulated() const { return bandwidth_GBps > 0; }
 };
 

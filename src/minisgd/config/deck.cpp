@@ -17,7 +17,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 void read_run(DeckSection s, RunConfig& c) {
   c.name = s.text("name", c.name);
   c.seed = static_cast<std::uint64_t>(s.integer("seed", 42, 0));
-  c.study = s.choice("study", c.study, {"none", "precision"});
+  c.study = s.choice("study", c.study);
   const std::string lowered = s.text("study_format", precision::to_string(c.study_format));
   try {
     c.study_format = precision::parse_format(lowered);
@@ -28,23 +28,21 @@ void read_run(DeckSection s, RunConfig& c) {
 }
 
 void read_data(DeckSection s, DataConfig& c) {
-  c.source = s.choice("source", c.source, {"synthetic", "libsvm", "binary"});
+  c.source = s.choice("source", c.source);
   c.path = s.text("path", "");
-  c.fallback = s.choice("fallback", c.fallback, {"none", "stand-in"});
+  c.fallback = s.choice("fallback", c.fallback);
   c.features = s.integer("features", 0, 0);
   c.test_path = s.text("test_path", "");
   c.shuffle = s.flag("shuffle", c.shuffle);
   c.cache = s.flag("cache", c.cache);
   DeckSection syn = s.section("synthetic");
-  c.synthetic.kind = syn.choice(
-      "kind", c.synthetic.kind,
-      {"synth", "linear-synth", "poisson-synth", "epsilon-like", "susy-like", "higgs-like"});
+  c.synthetic.kind = syn.choice("kind", c.synthetic.kind);
   c.synthetic.rows = syn.integer("rows", 0, 0);
   c.synthetic.features = syn.integer("features", 0, 0);
   c.synthetic.noise = syn.number("noise", c.synthetic.noise, 0.0);
   syn.finish();
-  if (c.source != "synthetic" && c.path.empty())
-    s.fail("path", "required when data.source is " + c.source);
+  if (c.source != DataSource::synthetic && c.path.empty())
+    s.fail("path", std::string("required when data.source is ") + to_string(c.source));
   s.finish();
 }
 
@@ -112,7 +110,7 @@ void read_solver(DeckSection s, SolverConfig& c) {
 /// SGD's share of the nine knobs (docs/precision.md): X stored as `data` (fp64, fp32, bf16 or
 /// fp16), and one arithmetic type A = `weights` (fp32 or fp64) for margins, gradient and w.
 /// The CA-SGD-only knobs take A's format, which is what SGD does in their places.
-void sgd_plan(const DeckSection& s, std::string& preset, precision::Plan& plan) {
+void sgd_plan(const DeckSection& s, precision::Preset& preset, precision::Plan& plan) {
   using namespace precision;
   const Format a = plan[Knob::weights].format;
   if (a != Format::fp64 && a != Format::fp32)
@@ -132,17 +130,16 @@ void sgd_plan(const DeckSection& s, std::string& preset, precision::Plan& plan) 
   for (Knob k :
        {Knob::gram_input, Knob::gram_accum, Knob::gram_wire, Knob::margin_wire, Knob::recurrence})
     plan[k] = plan[Knob::weights];
-  if (plan.uniform(Format::fp64)) preset = "fp64";  // what the run actually uses
-  if (plan.uniform(Format::fp32)) preset = "fp32";
+  if (plan.uniform(Format::fp64)) preset = Preset::fp64;  // what the run actually uses
+  if (plan.uniform(Format::fp32)) preset = Preset::fp32;
 }
 
 /// A preset, then any of the nine knobs on top of it (docs/precision.md).
 void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
   using namespace precision;
-  c.preset = s.choice("preset", c.preset, {"fp64", "fp32", "mixed", "mixed-wire-bf16"});
+  c.preset = s.choice("preset", c.preset);
   Plan plan = preset_plan(c.preset);
-  const std::string rounding = s.choice("rounding", "nearest", {"nearest", "stochastic"});
-  plan.rounding = rounding == "nearest" ? Rounding::nearest : Rounding::stochastic;
+  plan.rounding = s.choice("rounding", Rounding::nearest);
   for (Knob k : all_knobs) {
     const std::string value = s.text(name(k), to_string(plan[k]));
     try {
@@ -155,9 +152,9 @@ void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
   c.plan = plan;
   // The CUDA-only Gram paths (docs/gpu.md); whether this build has them is the driver's
   // question (app/capabilities.hpp).
-  c.gram_engine = s.choice("gram_engine", c.gram_engine, {"auto", "portable", "cublas"});
+  c.gram_engine = s.choice("gram_engine", c.gram_engine);
   c.tf32 = s.flag("tf32", c.tf32);
-  if (c.tf32 && c.gram_engine == "portable")
+  if (c.tf32 && c.gram_engine == GramEngine::portable)
     s.fail("tf32", "TF32 is a cuBLAS mode: not with gram_engine: portable");
   s.finish();
 }
@@ -165,14 +162,13 @@ void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
 /// compression.method and one map of parameters per method; every map is checked, so a deck
 /// can carry several and switch with --set compression.method=...
 void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& solver) {
-  c.method = s.choice("method", c.method,
-                      {"none", "cast", "topk", "qsgd", "aps", "global-qsgd", "gtopk", "loco"});
-  if (c.method != "none" && solver.decomposition == Decomposition::column)
+  c.method = s.choice("method", c.method);
+  if (c.method != CompressionMethod::none && solver.decomposition == Decomposition::column)
     s.fail("method",
            "compresses the gradient AllReduce of the row decomposition, but "
            "solver.decomposition is column");
   DeckSection cast = s.section("cast");
-  c.cast.format = cast.choice("format", c.cast.format, {"fp16", "bf16"});
+  c.cast.format = cast.choice("format", c.cast.format);
   cast.finish();
   for (auto [name, p] : {std::pair{"topk", &c.topk}, std::pair{"gtopk", &c.gtopk}}) {
     DeckSection m = s.section(name);
@@ -183,8 +179,8 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
   for (auto [name, p] : {std::pair{"qsgd", &c.qsgd}, std::pair{"global-qsgd", &c.global_qsgd}}) {
     DeckSection m = s.section(name);
     p->bits = static_cast<int>(m.integer("bits", p->bits, 2, 16));
-    p->dithering = m.choice("dithering", p->dithering, {"standard", "exponential"});
-    if (p->dithering == "exponential" && p->bits != 8)
+    p->dithering = m.choice("dithering", p->dithering);
+    if (p->dithering == Dithering::exponential && p->bits != 8)
       m.fail("bits", "exponential dithering sends one-byte codes: bits must be 8");
     if (p == &c.global_qsgd && p->bits < 8)
       m.fail("bits",
@@ -216,13 +212,13 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
 }
 
 void read_comm(DeckSection s, CommConfig& c, const CompressionConfig& compression) {
-  c.backend = s.choice("backend", c.backend, {"mpi", "nccl"});
-  if (c.backend == "nccl" && compression.method == "aps")
+  c.backend = s.choice("backend", c.backend);
+  if (c.backend == CommBackend::nccl && compression.method == CompressionMethod::aps)
     s.fail("backend",
            "nccl cannot carry compression.method: aps (its int16 block exponents "
            "need a 16-bit integer reduction, which NCCL lacks); use comm.backend: mpi");
   c.gpu_aware = s.flag("gpu_aware", false);
-  if (c.gpu_aware && c.backend != "mpi")
+  if (c.gpu_aware && c.backend != CommBackend::mpi)
     s.fail("gpu_aware", "applies to comm.backend: mpi (NCCL always takes device buffers)");
   if (s.has("emulate")) {
     DeckSection e = s.section("emulate");
@@ -335,7 +331,7 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   read_output(top.section("output"), c.output);
   read_validation(top.section("validation"), c.validation);
   top.finish();
-  if (c.run.study == "precision" && c.solver.method != Method::ca_sgd)
+  if (c.run.study == Study::precision && c.solver.method != Method::ca_sgd)
     throw InputError(origin +
                      ": run.study: precision lowers CA-SGD's knobs; it needs "
                      "solver.method: ca-sgd");

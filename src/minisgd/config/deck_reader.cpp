@@ -68,17 +68,6 @@ std::string DeckSection::text(const std::string& key, const std::string& def) {
   return v;
 }
 
-std::string DeckSection::choice(const std::string& key, const std::string& def,
-                                std::initializer_list<const char*> allowed) {
-  const std::string v = text(key, def);
-  std::string list;
-  for (const char* a : allowed) {
-    if (v == a) return v;
-    list += (list.empty() ? "" : " | ") + std::string(a);
-  }
-  fail(key, "'" + v + "' is not one of " + list);
-}
-
 double DeckSection::number(const std::string& key, double def, double lo, double hi) {
   double v = def;
   if (has(key)) {

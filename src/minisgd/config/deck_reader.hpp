@@ -4,7 +4,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
-#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
@@ -27,8 +26,6 @@ class DeckSection {
   bool is_map(const std::string& key) const;
 
   std::string text(const std::string& key, const std::string& def);
-  std::string choice(const std::string& key, const std::string& def,
-                     std::initializer_list<const char*> allowed);
   /// One of the names of enum E (core/names.hpp); `def` when the key is absent.
   template <class E>
   E choice(const std::string& key, E def) {

@@ -37,4 +37,13 @@ constexpr NameTable<OptimizerKind, 3> names(OptimizerKind) {
            {OptimizerKind::adam, "adam"}}};
 }
 
+/// Who forms CA-SGD's Gram (docs/gpu.md): cuBLAS wherever it computes what was asked
+/// (automatic), never (portable), or always, an input error where it cannot (cublas).
+enum class GramEngine { automatic, portable, cublas };
+constexpr NameTable<GramEngine, 3> names(GramEngine) {
+  return {{{GramEngine::automatic, "auto"},
+           {GramEngine::portable, "portable"},
+           {GramEngine::cublas, "cublas"}}};
+}
+
 }  // namespace minisgd

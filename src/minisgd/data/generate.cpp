@@ -64,9 +64,9 @@ Dataset<T> generate(const Config& c, comm::Communicator& comm) {
   const SyntheticShape shape = synthetic_shape(c.data.synthetic);
   // Labels are drawn for one loss; another loss may only reuse them where they are valid.
   if (c.model.loss != shape.loss && c.model.loss != Loss::linear)
-    throw InputError("data.synthetic.kind: " + c.data.synthetic.kind + " draws labels for " +
-                     to_string(shape.loss) + " regression, not for model.loss " +
-                     to_string(c.model.loss));
+    throw InputError(std::string("data.synthetic.kind: ") + to_string(c.data.synthetic.kind) +
+                     " draws labels for " + to_string(shape.loss) +
+                     " regression, not for model.loss " + to_string(c.model.loss));
   const SyntheticGenerator gen(c.run.seed, shape, c.data.synthetic.noise);
   const std::int64_t d = shape.features;
   const std::int64_t cols = d + (c.model.intercept ? 1 : 0);
@@ -74,8 +74,8 @@ Dataset<T> generate(const Config& c, comm::Communicator& comm) {
   ds.part = make_partition(c, shape.rows, cols, comm.rank(), comm.size(), true);
   check_partition(c, ds.part);
   ds.features = d;
-  ds.description =
-      c.data.synthetic.kind + " (" + std::to_string(shape.rows) + " x " + std::to_string(d) + ")";
+  ds.description = std::string(to_string(c.data.synthetic.kind)) + " (" +
+                   std::to_string(shape.rows) + " x " + std::to_string(d) + ")";
   ensure_share_fits(ds.part, sizeof(T), "data.synthetic", comm);
   allocate_share(ds);
 

@@ -44,7 +44,8 @@ template <class T>
 Dataset<T> read_file(const Config& c, const std::string& path, bool training, std::int64_t features,
                      comm::Communicator& comm, LoadStats& stats) {
   if (!std::filesystem::exists(path)) throw InputError(path + ": data file not found");
-  if (c.data.source == "binary") return load_binary<T>(c, path, training, features, comm, stats);
+  if (c.data.source == DataSource::binary)
+    return load_binary<T>(c, path, training, features, comm, stats);
   // The cache holds rounded values: only a deterministic rounding can reuse them.
   const bool cached = c.data.cache && training && !data_store<T>(c, 1).round.stochastic;
   if (!cached) return load_libsvm<T>(c, path, training, features, comm, stats);
@@ -69,14 +70,20 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training, st
 
 SyntheticShape synthetic_shape(const SyntheticConfig& c) {
   SyntheticShape s{100000, 256, Loss::logistic, 1.0, 2.0};
-  if (c.kind == "linear-synth") s = {100000, 256, Loss::linear, 1.0, 1.0};
-  if (c.kind == "poisson-synth") s = {100000, 256, Loss::poisson, 1.0, 0.5};
-  if (c.kind == "epsilon-like") s = {400000, 2000, Loss::logistic, 1.0 / std::sqrt(2000.0), 2.0};
-  if (c.kind == "susy-like") s = {5000000, 18, Loss::logistic, 1.0, 2.0};
-  if (c.kind == "higgs-like") s = {11000000, 28, Loss::logistic, 1.0, 2.0};
+  switch (c.kind) {
+    case SyntheticKind::synth: break;
+    case SyntheticKind::linear_synth: s = {100000, 256, Loss::linear, 1.0, 1.0}; break;
+    case SyntheticKind::poisson_synth: s = {100000, 256, Loss::poisson, 1.0, 0.5}; break;
+    case SyntheticKind::epsilon_like:
+      s = {400000, 2000, Loss::logistic, 1.0 / std::sqrt(2000.0), 2.0};
+      break;
+    case SyntheticKind::susy_like: s = {5000000, 18, Loss::logistic, 1.0, 2.0}; break;
+    case SyntheticKind::higgs_like: s = {11000000, 28, Loss::logistic, 1.0, 2.0}; break;
+  }
   if (c.rows > 0) s.rows = c.rows;
   if (c.features > 0) {
-    if (c.kind == "epsilon-like") s.feature_scale = 1.0 / std::sqrt(double(c.features));
+    if (c.kind == SyntheticKind::epsilon_like)
+      s.feature_scale = 1.0 / std::sqrt(double(c.features));
     s.features = c.features;
   }
   return s;
@@ -87,9 +94,9 @@ Dataset<T> load_training_data(const Config& c, comm::Communicator& comm, LoadSta
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = process_cpu_seconds();
   Dataset<T> ds;
-  if (c.data.source == "synthetic") {
+  if (c.data.source == DataSource::synthetic) {
     ds = generate<T>(c, comm);
-  } else if (c.data.fallback == "stand-in" && !std::filesystem::exists(c.data.path)) {
+  } else if (c.data.fallback == Fallback::stand_in && !std::filesystem::exists(c.data.path)) {
     ds = generate<T>(c, comm);
     ds.description += ", a stand-in: " + c.data.path + " not found";
   } else {

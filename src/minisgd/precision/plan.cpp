@@ -18,47 +18,30 @@ std::string text(Format f) { return name(f); }
 
 }  // namespace
 
-const char* name(Knob k) {
-  switch (k) {
-    case Knob::data: return "data";
-    case Knob::gram_input: return "gram_input";
-    case Knob::gram_accum: return "gram_accum";
-    case Knob::gram_wire: return "gram_wire";
-    case Knob::margin_accum: return "margin_accum";
-    case Knob::margin_wire: return "margin_wire";
-    case Knob::recurrence: return "recurrence";
-    case Knob::gradient_accum: return "gradient_accum";
-    case Knob::weights: return "weights";
-  }
-  return "?";
-}
-
-const char* name(Rounding r) { return r == Rounding::nearest ? "nearest" : "stochastic"; }
-
 bool Plan::uniform(Format f) const {
   for (const FormatSpec& s : formats)
     if (s.format != f) return false;
   return true;
 }
 
-Plan preset_plan(const std::string& preset) {
+Plan preset_plan(Preset preset) {
   const FormatSpec f64{Format::fp64, {}}, f32{Format::fp32, {}}, b16{Format::bf16, {}};
   Plan p;
   p.preset = preset;
-  if (preset == "fp64" || preset == "fp32") {
-    p.formats.fill(preset == "fp64" ? f64 : f32);
-    return p;
-  }
-  if (preset == "mixed" || preset == "mixed-wire-bf16") {
+  p.formats.fill(preset == Preset::fp64 ? f64 : f32);
+  if (preset == Preset::mixed || preset == Preset::mixed_wire_bf16) {
     // The published recipe: X and the margin vector in bf16, the Gram from bf16 inputs with
     // fp32 accumulation, communicated in fp32; recurrence and weights in fp32.
-    p.formats.fill(f32);
     p[Knob::data] = p[Knob::gram_input] = p[Knob::margin_wire] = b16;
-    if (preset == "mixed-wire-bf16") p[Knob::gram_wire] = b16;
-    return p;
+    if (preset == Preset::mixed_wire_bf16) p[Knob::gram_wire] = b16;
   }
-  throw std::invalid_argument("unknown precision preset '" + preset +
-                              "'; accepted: fp64 | fp32 | mixed | mixed-wire-bf16");
+  return p;
+}
+
+Plan preset_plan(const std::string& name) {
+  if (const auto preset = from_string<Preset>(name)) return preset_plan(*preset);
+  throw std::invalid_argument("unknown precision preset '" + name +
+                              "'; accepted: " + choices<Preset>());
 }
 
 Format container(const FormatSpec& f) {
@@ -159,8 +142,8 @@ nlohmann::json to_json(const Plan& p) {
   nlohmann::json knobs = nlohmann::json::object();
   for (Knob k : all_knobs)
     knobs[name(k)] = {{"format", text(p[k])}, {"native", r.native[int(k)]}, {"how", r.how[int(k)]}};
-  return {{"preset", p.preset},
-          {"rounding", name(p.rounding)},
+  return {{"preset", minisgd::to_string(p.preset)},
+          {"rounding", minisgd::to_string(p.rounding)},
           {"compiled",
            {{"storage", text(r.storage)},
             {"gram_input", text(r.gram_input)},

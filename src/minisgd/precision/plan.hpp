@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "minisgd/core/names.hpp"
 #include "minisgd/precision/format_spec.hpp"
 #include "minisgd/precision/rounder.hpp"
 
@@ -34,14 +35,36 @@ constexpr std::array<Knob, kKnobs> all_knobs = {
     Knob::data,        Knob::gram_input, Knob::gram_accum,     Knob::gram_wire, Knob::margin_accum,
     Knob::margin_wire, Knob::recurrence, Knob::gradient_accum, Knob::weights};
 
-/// The deck key of a knob (precision.<name>).
-const char* name(Knob k);
+/// The deck keys of the knobs (precision.<name>).
+constexpr NameTable<Knob, kKnobs> names(Knob) {
+  return {{{Knob::data, "data"},
+           {Knob::gram_input, "gram_input"},
+           {Knob::gram_accum, "gram_accum"},
+           {Knob::gram_wire, "gram_wire"},
+           {Knob::margin_accum, "margin_accum"},
+           {Knob::margin_wire, "margin_wire"},
+           {Knob::recurrence, "recurrence"},
+           {Knob::gradient_accum, "gradient_accum"},
+           {Knob::weights, "weights"}}};
+}
+constexpr const char* name(Knob k) { return minisgd::to_string(k); }
 
 enum class Rounding { nearest, stochastic };
-const char* name(Rounding r);
+constexpr NameTable<Rounding, 2> names(Rounding) {
+  return {{{Rounding::nearest, "nearest"}, {Rounding::stochastic, "stochastic"}}};
+}
+
+/// The named starting points of a plan (docs/precision.md).
+enum class Preset { fp64, fp32, mixed, mixed_wire_bf16 };
+constexpr NameTable<Preset, 4> names(Preset) {
+  return {{{Preset::fp64, "fp64"},
+           {Preset::fp32, "fp32"},
+           {Preset::mixed, "mixed"},
+           {Preset::mixed_wire_bf16, "mixed-wire-bf16"}}};
+}
 
 struct Plan {
-  std::string preset = "fp32";
+  Preset preset = Preset::fp32;
   Rounding rounding = Rounding::nearest;
   std::array<FormatSpec, kKnobs> formats{};
 
@@ -51,9 +74,10 @@ struct Plan {
   bool uniform(Format f) const;
 };
 
-/// fp64 | fp32 | mixed | mixed-wire-bf16 (docs/precision.md). Throws
-/// std::invalid_argument for any other name.
-Plan preset_plan(const std::string& preset);
+/// The nine knobs of a preset.
+Plan preset_plan(Preset preset);
+/// The preset named `name`; std::invalid_argument for a name not in names(Preset).
+Plan preset_plan(const std::string& name);
 
 /// How a plan maps onto the compiled types. Containers are fp64, fp32, bf16 or fp16.
 struct Realization {

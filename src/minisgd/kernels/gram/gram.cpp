@@ -147,11 +147,12 @@ GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vect
                                  const precision::Rounder& accumulate) {
 #ifdef MINISGD_HAVE_CUBLAS
   // Same stream as the Kokkos kernels that formed Y (the default instance's): no fence.
-  if (engine_ != "portable" && accumulate.identity && gpu::cublas_gram_supported<In, Acc>(tf32_)) {
+  if (engine_ != GramEngine::portable && accumulate.identity &&
+      gpu::cublas_gram_supported<In, Acc>(tf32_)) {
     gpu::cublas_block_lower_gram(Y, b, packed, tf32_);
     return GramPath::cublas;
   }
-  if (engine_ == "cublas")
+  if (engine_ == GramEngine::cublas)
     throw InputError(std::string("precision.gram_engine: cublas cannot form this Gram: ") +
                      (accumulate.identity
                           ? "no cuBLAS GEMM for these input and accumulation formats"

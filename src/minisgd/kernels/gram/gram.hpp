@@ -21,6 +21,7 @@
 #include <string>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/vocabulary.hpp"
 #include "minisgd/precision/rounder.hpp"
 
 namespace minisgd {
@@ -74,17 +75,17 @@ class BlockLowerGram {
   std::string dnnl_implementation() const;
   /// Why bf16 inputs cannot go through oneDNN here ("" when they can).
   std::string dnnl_unavailable_reason() const;
-  /// precision.gram_engine and precision.tf32: "auto" takes cuBLAS wherever it computes what
-  /// was asked (CUDA builds with cuBLAS), "portable" never, "cublas" insists (an input error
+  /// precision.gram_engine and precision.tf32: automatic takes cuBLAS wherever it computes
+  /// what was asked (CUDA builds with cuBLAS), portable never, cublas insists (an input error
   /// when it cannot).
-  void set_engine(const std::string& engine, bool tf32) {
+  void set_engine(GramEngine engine, bool tf32) {
     engine_ = engine;
     tf32_ = tf32;
   }
 
  private:
   std::unique_ptr<DnnlGram> dnnl_;
-  std::string engine_ = "auto";
+  GramEngine engine_ = GramEngine::automatic;
   bool tf32_ = false;
 };
 
