@@ -109,11 +109,12 @@ TEST(StepModel, CompressorsSendTheirFractionOfDense) {
   w.features = 2000;
   const auto dense = predict_step(w, machine());
   EXPECT_DOUBLE_EQ(dense.bytes, 2.0 * 2 / 3 * 4 * 2000);
-  w.compression.method = "aps";  // 8-bit codes + int16 exponents of 256-value blocks
+  w.compression.method =
+      CompressionMethod::aps;  // 8-bit codes + int16 exponents of 256-value blocks
   EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 2 / 3 * (2000 + 2 * 8));
-  w.compression.method = "cast";
+  w.compression.method = CompressionMethod::cast;
   EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 2 / 3 * 2 * 2000);
-  w.compression.method = "topk";  // (P−1)·8k, k = 20
+  w.compression.method = CompressionMethod::topk;  // (P−1)·8k, k = 20
   EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 8 * 20);
 }
 

@@ -73,39 +73,47 @@ struct Ledger {
 void gradient_exchange(Ledger& L, double d) {
   const CompressionConfig& c = L.w.compression;
   const double P = L.w.ranks, A = L.w.arithmetic_bytes;
-  if (c.method == "none") {
+  if (c.method == CompressionMethod::none) {
     L.launches(1);
     L.allreduce(A * d);
     return;
   }
   L.stream(4 * A * d);  // encode reads g, writes codes; decode reads codes, writes the sum
   L.launches(3);
-  if (c.method == "cast") {
-    L.merge(comm::MergeShape::elementwise, d, 2);
-  } else if (c.method == "topk") {
-    L.allgather(8.0 * double(compress::top_k_count(std::size_t(d), c.topk.density)));
-  } else if (c.method == "gtopk") {
-    const double k = double(compress::top_k_count(std::size_t(d), c.gtopk.density));
-    L.merge(comm::MergeShape::whole, k, 8);
-  } else if (c.method == "qsgd") {
-    L.allgather(ceil_div(c.qsgd.bits, 8) * d + 8);
-  } else if (c.method == "global-qsgd") {
-    L.allreduce(8);  // the max
-    if (c.global_qsgd.dithering == "exponential")
-      L.merge(comm::MergeShape::elementwise, d, 1);
-    else
-      L.allreduce(compress::GlobalLevels::of(c.global_qsgd.bits, int(P)).code_bytes * d);
-  } else if (c.method == "aps") {
-    const precision::CustomFormat f = compress::aps::wire_format(c.aps.format);
-    const auto pack = compress::aps::Packing::of(f, c.aps.kahan);
-    L.allreduce(2 * ceil_div(d, double(c.aps.block_size)));
-    L.merge(comm::MergeShape::elementwise, double(pack.elements(std::size_t(d))),
-            double(pack.element_bytes()));
-  } else if (c.method == "loco") {
-    const double C = ceil_div(d, P), G = double(c.loco.group_size);
-    const double chunk = 4 * ceil_div(4 * ceil_div(C, G) + ceil_div(C * c.loco.bits, 8), 4);
-    L.alltoall(chunk);
-    L.allgather(chunk);
+  switch (c.method) {
+    case CompressionMethod::none: break;
+    case CompressionMethod::cast: L.merge(comm::MergeShape::elementwise, d, 2); break;
+    case CompressionMethod::topk:
+      L.allgather(8.0 * double(compress::top_k_count(std::size_t(d), c.topk.density)));
+      break;
+    case CompressionMethod::gtopk: {
+      const double k = double(compress::top_k_count(std::size_t(d), c.gtopk.density));
+      L.merge(comm::MergeShape::whole, k, 8);
+      break;
+    }
+    case CompressionMethod::qsgd: L.allgather(ceil_div(c.qsgd.bits, 8) * d + 8); break;
+    case CompressionMethod::global_qsgd:
+      L.allreduce(8);  // the max
+      if (c.global_qsgd.dithering == Dithering::exponential)
+        L.merge(comm::MergeShape::elementwise, d, 1);
+      else
+        L.allreduce(compress::GlobalLevels::of(c.global_qsgd.bits, int(P)).code_bytes * d);
+      break;
+    case CompressionMethod::aps: {
+      const precision::CustomFormat f = compress::aps::wire_format(c.aps.format);
+      const auto pack = compress::aps::Packing::of(f, c.aps.kahan);
+      L.allreduce(2 * ceil_div(d, double(c.aps.block_size)));
+      L.merge(comm::MergeShape::elementwise, double(pack.elements(std::size_t(d))),
+              double(pack.element_bytes()));
+      break;
+    }
+    case CompressionMethod::loco: {
+      const double C = ceil_div(d, P), G = double(c.loco.group_size);
+      const double chunk = 4 * ceil_div(4 * ceil_div(C, G) + ceil_div(C * c.loco.bits, 8), 4);
+      L.alltoall(chunk);
+      L.allgather(chunk);
+      break;
+    }
   }
 }
 
