@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Study: time to a target loss for every gradient compressor.
+
+Measured at P = 2..4 ranks on the synth-* decks of input_decks/compression (epsilon-shaped,
+2000 features) under two emulated networks (1 GbE: 50 us, 0.117 GB/s; 100 Gb/s: 2 us,
+12.5 GB/s), and projected by the step model to P = 8..1024 on the matching machine files: the
+iterations a method needed at the largest measured P times the model's time per step at P
+(an assumption: iterations to target are taken as independent of P beyond what was measured).
+Writes compression.json and compression.png (docs/performance_model.md, "Studies").
+
+  perf/studies/compression.py BUILD [--ranks 2 3 4] [--project 8 32 128 1024] [--out-dir .]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DECKS = os.path.join(ROOT, "input_decks", "compression")
+METHODS = ["none", "cast", "topk", "qsgd", "global-qsgd", "aps", "gtopk", "loco"]
+NETWORKS = {"1GbE": (50.0, 0.117, "gbe-cluster"), "100Gbps": (2.0, 12.5, "h100-infiniband")}
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_mpi_yield_when_idle="1")
+for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # benchmark runs only
+    ENV.pop(var, None)
+
+
+def run(build, deck, P, sets, tmp):
+    report = os.path.join(tmp, "r.json")
+    cmd = ["mpirun", "--oversubscribe", "-np", str(P), os.path.join(build, "src", "minisgd"), deck,
+           "--set", f"output.report={report}", "--set", "output.history="]
+    for s in sets:
+        cmd += ["--set", s]
+    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"compression: {' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
+    with open(report) as f:
+        return json.load(f)
+
+
+def predict(build, deck, machine, P, features):
+    out = subprocess.run([os.path.join(build, "perf", "predict"), deck,
+                          os.path.join(ROOT, "perf", "machines", machine + ".yaml"),
+                          "--ranks", str(P), "--features", str(features)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["step"]["total_s"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("--ranks", type=int, nargs="+", default=[2, 3, 4])
+    ap.add_argument("--project", type=int, nargs="+", default=[8, 32, 128, 1024])
+    ap.add_argument("--out-dir", default=".")
+    a = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for net, (lat, bw, machine) in NETWORKS.items():
+            for method in METHODS:
+                deck = os.path.join(DECKS, f"synth-{method}.yaml")
+                for P in a.ranks:
+                    r = run(a.build, deck, P, [f"comm.emulate.latency_us={lat:g}",
+                                               f"comm.emulate.bandwidth_GBps={bw:g}"], tmp)
+                    ttt = r["result"].get("time_to_target") or {}
+                    rows.append({"network": net, "method": method, "ranks": P, "measured": True,
+                                 "time_to_target_s": ttt.get("seconds"),
+                                 "iterations_to_target": ttt.get("iteration"),
+                                 "train_time_s": r["result"]["train_time_s"],
+                                 "final_loss": r["result"]["final_loss"],
+                                 "valid": r["result"]["valid"],
+                                 "bytes_ratio": (r.get("compression") or {}).get("ratio_to_dense")})
+                    print(f"{net:8s} {method:12s} P={P:4d} measured  time to target "
+                          f"{rows[-1]['time_to_target_s']} s  (iteration "
+                          f"{rows[-1]['iterations_to_target']}), loss {r['result']['final_loss']:.6f}"
+                          f" {'VALID' if r['result']['valid'] else 'INVALID'}", flush=True)
+                last = rows[-1]
+                if last["iterations_to_target"] is None:
+                    continue
+                features = r["problem"]["features"]
+                for P in a.project:
+                    step = predict(a.build, deck, machine, P, features)
+                    rows.append({"network": net, "method": method, "ranks": P, "measured": False,
+                                 "machine": machine,
+                                 "time_to_target_s": step * last["iterations_to_target"]})
+                    print(f"{net:8s} {method:12s} P={P:4d} model     time to target "
+                          f"{rows[-1]['time_to_target_s']:.4g} s", flush=True)
+    os.makedirs(a.out_dir, exist_ok=True)
+    with open(os.path.join(a.out_dir, "compression.json"), "w") as f:
+        json.dump({"rows": rows}, f, indent=1)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(NETWORKS), figsize=(12, 4.5), sharey=True)
+    for ax, net in zip(axes, NETWORKS):
+        for method in METHODS:
+            pts = sorted((r["ranks"], r["time_to_target_s"]) for r in rows
+                         if r["network"] == net and r["method"] == method and r["time_to_target_s"])
+            if pts:
+                ax.plot(*zip(*pts), marker="o", label=method)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.axvline(max(a.ranks) + 0.5, color="grey", lw=0.6, ls="--")
+        ax.set_title(f"{net} (measured P <= {max(a.ranks)}, model beyond)")
+        ax.set_xlabel("ranks P")
+    axes[0].set_ylabel("time to target loss (s)")
+    axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    fig.savefig(os.path.join(a.out_dir, "compression.png"), dpi=120)
+
+
+if __name__ == "__main__":
+    main()
