@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DECKS = os.path.join(ROOT, "input_decks", "compression")
 METHODS = ["none", "cast", "topk", "qsgd", "global-qsgd", "aps", "gtopk", "loco"]
-NETWORKS = {"1GbE": (50.0, 0.117, "gbe-cluster"), "100Gbps": (2.0, 12.5, "h100-infiniband")}
+NETWORKS = {"1GbE": (50.0, 0.117, "gbe-cluster"), "100Gbps": (2.0, 12.5, "cpu-100g-cluster")}
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_mpi_yield_when_idle="1")
 for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # benchmark runs only
