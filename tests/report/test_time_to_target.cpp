@@ -16,9 +16,11 @@ using test::run_quiet;
 
 namespace {
 
-const std::vector<HistoryRow> kHistory = {
-    {0, 0.0, 1.0, NAN, 0.0}, {10, 0.5, 0.6, NAN, 1.0}, {20, 1.0, 0.5, NAN, 2.0},
-    {30, 1.5, 0.4, NAN, 3.0}, {40, 2.0, 0.45, NAN, 4.0}};
+const std::vector<HistoryRow> kHistory = {{0, 0.0, 1.0, NAN, 0.0},
+                                          {10, 0.5, 0.6, NAN, 1.0},
+                                          {20, 1.0, 0.5, NAN, 2.0},
+                                          {30, 1.5, 0.4, NAN, 3.0},
+                                          {40, 2.0, 0.45, NAN, 4.0}};
 
 const char* kDeck =
     "run: {seed: 5}\n"
