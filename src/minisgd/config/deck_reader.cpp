@@ -151,8 +151,14 @@ void DeckSection::finish() const {
   for (const auto& kv : node_) {
     const std::string key = kv.first.as<std::string>();
     if (!read_.count(key)) {
-      if (overridden_ && overridden_->count(full(key)))
-        throw InputError("--set " + full(key) + ": unknown key");
+      if (overridden_) {  // an override made the key, or a section above the key it names
+        const std::string k = full(key);
+        for (const std::string& o : *overridden_)
+          if (o == k)
+            throw InputError("--set " + o + ": unknown key");
+          else if (o.rfind(k + ".", 0) == 0)
+            throw InputError("--set " + o + ": unknown section '" + k + "'");
+      }
       std::ostringstream msg;
       msg << origin_ << ":" << kv.first.Mark().line + 1 << ": unknown key '" << full(key) << "'";
       throw InputError(msg.str());
