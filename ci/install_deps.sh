@@ -13,6 +13,7 @@ PACKAGES=(
   librandom123-dev liblinear-tools libdnnl-dev libopenblas-dev
   clang clang-format                     # the clang-checked CI stage, ci/check_format.sh
   python3-matplotlib                     # perf/summary.py plots (/usr/bin/python3)
+  python3-jsonschema                     # ctest report_schema: docs/report.schema.json
 )
 
 missing=()

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #ifdef MINISGD_HAVE_CUDA
@@ -107,6 +108,47 @@ int select_device_by_local_rank(MPI_Comm world, int argc, char** argv) {
   const int device = local % n;
   setenv("KOKKOS_DEVICE_ID", std::to_string(device).c_str(), 1);
   return device;
+}
+
+#ifdef MINISGD_HAVE_CUDA
+namespace {
+std::string cuda_version(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+/// "535.104.05" from /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel
+/// Module  535.104.05  ..."), "" where there is no such file.
+std::string nvidia_driver_version() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string word, previous;
+  while (f >> word) {
+    if (previous == "Module") return word;
+    previous = word;
+  }
+  return "";
+}
+}  // namespace
+#endif
+
+DeviceInfo current_device() {
+  DeviceInfo d;
+#ifdef MINISGD_HAVE_CUDA
+  d.visible = visible_devices();
+  int device = 0;
+  cudaDeviceProp p;
+  if (d.visible <= 0 || cudaGetDevice(&device) != cudaSuccess ||
+      cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+    cudaGetLastError();  // not sticky: clear it
+    return d;
+  }
+  d.model = p.name;
+  d.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
+  int v = 0;
+  if (cudaDriverGetVersion(&v) == cudaSuccess) d.cuda_driver = cuda_version(v);
+  if (cudaRuntimeGetVersion(&v) == cudaSuccess) d.cuda_runtime = cuda_version(v);
+  d.driver = nvidia_driver_version();
+#endif
+  return d;
 }
 
 }  // namespace minisgd::gpu

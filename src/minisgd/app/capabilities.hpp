@@ -50,4 +50,16 @@ std::string cuda_aware_mpi_runtime_reason();
 /// Returns the device chosen, or -1.
 int select_device_by_local_rank(MPI_Comm world, int argc, char** argv);
 
+/// The GPU this process uses (the current CUDA device), for the report. `model` is empty
+/// without CUDA or without a visible device; a field the machine cannot tell stays empty.
+struct DeviceInfo {
+  std::string model;               // "NVIDIA H100 80GB HBM3"
+  std::string compute_capability;  // "9.0"
+  std::string driver;              // the NVIDIA kernel module, "535.104.05" (Linux)
+  std::string cuda_driver;         // the CUDA version the driver supports, "12.2"
+  std::string cuda_runtime;        // the CUDA runtime minisgd runs with, "12.0"
+  int visible = 0;                 // devices this process sees
+};
+DeviceInfo current_device();
+
 }  // namespace minisgd::gpu

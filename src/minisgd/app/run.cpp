@@ -1,10 +1,7 @@
 #include "minisgd/app/run.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -17,6 +14,7 @@
 #include "minisgd/comm/nccl_communicator.hpp"
 #endif
 #include "minisgd/app/capabilities.hpp"
+#include "minisgd/app/provenance.hpp"
 #include "minisgd/core/profiling.hpp"
 #include "minisgd/data/loader.hpp"
 #include "minisgd/precision/dispatch.hpp"
@@ -28,13 +26,6 @@
 
 namespace minisgd {
 namespace {
-
-std::string iso_date() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 /// Counters of `comm`, reduced over `world` (host buffers, whatever backend `comm` is).
 nlohmann::json comm_summary(comm::Communicator& comm, comm::Communicator& world) {
@@ -179,7 +170,7 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
 
   Region report_region("minisgd::report");
   nlohmann::json& rep = o.report;
-  rep = provenance(world.size());
+  rep = provenance(world.native());
   rep["deck"] = c.resolved;
   rep["deck_path"] = c.deck_path;
   rep["problem"] = {{"description", data.description},
@@ -236,39 +227,6 @@ RunOutcome run_typed(const Config& c, comm::MpiCommunicator& world, std::ostream
 }
 
 }  // namespace
-
-nlohmann::json provenance(int ranks) {
-  char host[256] = "unknown";
-  gethostname(host, sizeof host - 1);
-  nlohmann::json backends = nlohmann::json::array();
-#ifdef KOKKOS_ENABLE_SERIAL
-  backends.push_back("Serial");
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  backends.push_back("OpenMP");
-#endif
-#ifdef KOKKOS_ENABLE_THREADS
-  backends.push_back("Threads");
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  backends.push_back("Cuda");
-#endif
-  const int v = KOKKOS_VERSION;
-  const std::string kv = std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
-                         std::to_string(v % 100);
-  return {{"program", "minisgd"},
-          {"version", MINISGD_VERSION},
-          {"git_hash", MINISGD_GIT_HASH},
-          {"compiler", MINISGD_CXX_COMPILER},
-          {"kokkos",
-           {{"version", kv},
-            {"backends", backends},
-            {"default_execution_space", ExecSpace::name()},
-            {"concurrency", ExecSpace().concurrency()}}},
-          {"ranks", ranks},
-          {"host", host},
-          {"date", iso_date()}};
-}
 
 RunOutcome run(const Config& c, MPI_Comm world_comm, std::ostream& out, std::ostream& err) {
   comm::MpiCommunicator world(world_comm);

@@ -25,7 +25,4 @@ struct RunOutcome {
 /// as Abort after one message on `err`.
 RunOutcome run(const Config& c, MPI_Comm world, std::ostream& out, std::ostream& err);
 
-/// Everything a report says about the build and the machine.
-nlohmann::json provenance(int ranks);
-
 }  // namespace minisgd
