@@ -8,16 +8,18 @@
 
 Runs are grouped by deck (run.name), machine (host and Kokkos execution space, so two builds
 on one host are two machines) and P (ranks). The table gives, per run, the FOM (training
-samples/s), VALID, the relative loss gap to the deck's reference, the speedup against the
-smallest P of the same deck and machine, and, with --baseline, the FOM ratio against that
-one run (a porting study: the same deck on another build or machine). Several reports of one
-(deck, machine, P) are repetitions: the table shows the best FOM and the count.
+samples/s), the time to target (where the report has it), VALID, the relative loss gap to
+the deck's reference, the speedup against the smallest P of the same deck and machine, and,
+with --baseline, the FOM ratio against that one run (a porting study: the same deck on
+another build or machine). Several reports of one (deck, machine, P) are repetitions: the
+table shows the best FOM and the count.
 
 With --plots DIR it writes loss_vs_time.png (from the CSV histories the reports name, where
 they can be found), speedup.png and scaling.png. Uses Debian's matplotlib (python3-matplotlib).
 
 --compare is the porting-study check: the same deck run on two builds or machines. It prints
-both provenances, the keys where the two resolved decks differ (only the implementation choices
+both provenances side by side ('*' where they differ: compiler, flags, Kokkos version, backends
+and architecture, BLAS, MPI, GPU, nodes, ranks per node, threads per rank), the keys where the two resolved decks differ (only the implementation choices
 the run rules allow may differ, docs/procurement.md), both verdicts, and whether the two final
 losses agree within the deck's tolerance; it exits 0 when they do and the decks agree.
 """
@@ -28,8 +30,9 @@ import json
 import math
 import pathlib
 import sys
+import textwrap
 
-Run = collections.namedtuple("Run", "path deck machine ranks fom valid gap loss ref time history")
+Run = collections.namedtuple("Run", "path deck machine ranks fom ttt valid gap loss ref time history")
 
 
 def load(path):
@@ -38,7 +41,8 @@ def load(path):
     ref = res.get("reference_loss")
     gap = abs(res["final_loss"] - ref) / abs(ref) if ref else math.nan
     machine = f"{r.get('host', '?')}/{r['kokkos']['default_execution_space']}"
-    return Run(path, r["deck"]["run"]["name"], machine, r["ranks"], r["fom"]["value"],
+    ttt = r["fom"].get("time_to_target_s")  # absent before the time-to-target FOM, null unreached
+    return Run(path, r["deck"]["run"]["name"], machine, r["ranks"], r["fom"]["value"], ttt,
                res["valid"], gap, res["final_loss"], ref, res["train_time_s"],
                find_history(path, r["deck"].get("output", {}).get("history", "")))
 
@@ -65,13 +69,14 @@ def table(best, baseline):
     p_min = {}
     for (deck, machine, ranks), (run, _) in best.items():
         p_min.setdefault((deck, machine), run)  # sorted: smallest P first
-    head = ["deck", "machine", "P", "FOM samples/s", "verdict", "loss gap", "speedup vs Pmin"]
+    head = ["deck", "machine", "P", "FOM samples/s", "time to target s", "verdict", "loss gap", "speedup vs Pmin"]
     if baseline:
         head.append(f"vs {baseline.deck}@{baseline.machine} P={baseline.ranks}")
     rows = []
     for (deck, machine, ranks), (run, n) in best.items():
         first = p_min[(deck, machine)]
         row = [deck, machine, str(ranks), f"{run.fom:.4g}" + (f" (best of {n})" if n > 1 else ""),
+               "-" if run.ttt is None else f"{run.ttt:.4g}",
                "VALID" if run.valid else "INVALID",
                "-" if math.isnan(run.gap) else f"{run.gap:.2e}",
                f"{run.fom / first.fom:.2f} (P={first.ranks})"]
@@ -153,13 +158,60 @@ def flatten(tree, prefix=""):
     return flat
 
 
+def provenance(r):
+    """(field, text) pairs of a report's provenance (docs/output.md); '?' where a report made
+    before schema_version 1 lacks a field."""
+    k, b, blas, mpi = (r.get(key) or {} for key in ("kokkos", "build", "blas", "mpi"))
+
+    def span(x):
+        if not isinstance(x, dict):
+            return "?"
+        return str(x["min"]) if x["min"] == x["max"] else f"{x['min']}-{x['max']}"
+
+    gpu = r.get("gpu", "?")
+    if isinstance(gpu, dict):
+        gpu = (f"{gpu['model']} (sm {gpu['compute_capability']}), driver {gpu['driver_version']}, "
+               f"CUDA {gpu['cuda_runtime_version']}")
+    options = b.get("options")
+    return [
+        ("schema_version", str(r.get("schema_version", "none (before 1)"))),
+        ("minisgd", f"{r.get('version', '?')} ({r.get('git_hash', '?')})"),
+        ("compiler", r.get("compiler", "?")),
+        ("build", f"{b['type']}: {b['cxx_flags']}" if b else "?"),
+        ("options", " ".join(("+" if v else "~") + n for n, v in sorted(options.items()))
+         if options else "?"),
+        ("kokkos", f"{k.get('version', '?')} {'+'.join(k.get('backends', []))}, runs on "
+                   f"{k.get('default_execution_space', '?')}, concurrency {k.get('concurrency', '?')}"),
+        ("kokkos arch", (", ".join(k["arch"]) or "none") if "arch" in k else "?"),
+        ("blas", f"{blas['vendor']}: {blas['detail']}" if blas else "?"),
+        ("mpi", f"{mpi['library_version']} (MPI {mpi['standard']})" if mpi else "?"),
+        ("gpu", "none" if gpu is None else gpu),
+        ("ranks", str(r.get("ranks", "?"))),
+        ("nodes", str(r.get("nodes", "?"))),
+        ("ranks per node", span(r.get("ranks_per_node"))),
+        ("threads per rank", span(r.get("threads_per_rank"))),
+        ("host", r.get("host", "?")),
+        ("date", r.get("date", "?")),
+    ]
+
+
+def side_by_side(a, b, width=46):
+    """Both provenances in two columns; '*' marks the fields where they differ."""
+    out = [f"  {'provenance':<16} {'A':<{width}}  B"]
+    for (field, va), (_, vb) in zip(provenance(a), provenance(b)):
+        ca, cb = (textwrap.wrap(v, width) or [""] for v in (va, vb))
+        ca += [""] * (len(cb) - len(ca))
+        cb += [""] * (len(ca) - len(cb))
+        for i, (x, y) in enumerate(zip(ca, cb)):
+            mark = "*" if i == 0 and va != vb else " "
+            out.append(f"{mark} {field if i == 0 else '':<16} {x:<{width}}  {y}".rstrip())
+    return "\n".join(out)
+
+
 def compare(path_a, path_b):
     a, b = (json.loads(p.read_text()) for p in (path_a, path_b))
-    for tag, p, r in (("A", path_a, a), ("B", path_b, b)):
-        k = r["kokkos"]
-        print(f"{tag}: {p}: minisgd {r['version']} ({r['git_hash']}), {r['compiler']}, Kokkos "
-              f"{k['version']} {'+'.join(k['backends'])} ({k['default_execution_space']}, "
-              f"concurrency {k['concurrency']}), {r['ranks']} rank(s) on {r['host']}")
+    print(f"A: {path_a}\nB: {path_b}")
+    print(side_by_side(a, b))
     da, db = flatten(a["deck"]), flatten(b["deck"])
     differ = sorted(k for k in da.keys() | db.keys() if da.get(k) != db.get(k))
     forbidden = [k for k in differ if not k.startswith(ALLOWED_DIFFERENCES)]

@@ -52,7 +52,9 @@ class Summary(unittest.TestCase):
         files = [self.write("a1.json", report("S-x", 1, 100.0, 0.5)),
                  self.write("a2.json", report("S-x", 2, 150.0, 0.5)),
                  self.write("a2b.json", report("S-x", 2, 180.0, 0.5)),  # repetition: best counts
-                 self.write("a4.json", report("S-x", 4, 300.0, 0.6))]
+                 self.write("a4.json", dict(report("S-x", 4, 300.0, 0.6),
+                                            fom={"name": "samples_per_s", "value": 300.0,
+                                                 "time_to_target_s": 2.5}))]
         out = self.run_summary(*files, "--baseline", files[0])
         self.assertEqual(out.returncode, 0, out.stderr)
         lines = {l.split()[2]: l for l in out.stdout.splitlines() if l.startswith("S-x")}
@@ -63,6 +65,8 @@ class Summary(unittest.TestCase):
         self.assertIn("INVALID", lines["4"])
         self.assertIn("2.00e-01", lines["4"])  # loss gap |0.6 - 0.5| / 0.5
         self.assertIn("1 INVALID", out.stdout)
+        self.assertEqual(lines["4"].split()[4], "2.5")  # time to target, where the report has it
+        self.assertEqual(lines["1"].split()[4], "-")
 
     def test_compare_agrees_within_tolerance(self):
         a = self.write("a.json", report("S-x", 1, 100.0, 0.5, space="OpenMP", comm__backend="nccl"))
@@ -85,6 +89,38 @@ class Summary(unittest.TestCase):
         out = self.run_summary("--compare", self.write("f.json", far), b)
         self.assertEqual(out.returncode, 1, out.stdout)
         self.assertIn("DISAGREE", out.stdout)
+
+    def test_compare_shows_both_provenances_side_by_side(self):
+        def with_provenance(blas, nodes):
+            r = report("S-x", 8, 100.0, 0.5)
+            r.update({"schema_version": 1, "build": {"type": "Release", "cxx_flags": "-O3",
+                                                      "options": {"cuda": False, "dnnl": True}},
+                      "blas": {"vendor": blas, "detail": f"{blas} 1.0"},
+                      "mpi": {"library_version": "Open MPI v4.1.4", "standard": "3.1"},
+                      "gpu": None, "nodes": nodes, "ranks_per_node": {"min": 8 // nodes,
+                                                                      "max": 8 // nodes},
+                      "threads_per_rank": {"min": 4, "max": 4}})
+            r["kokkos"]["arch"] = ["SKX"]
+            return r
+        a = self.write("a.json", with_provenance("OpenBLAS", 1))
+        b = self.write("b.json", with_provenance("Intel oneMKL", 2))
+        out = self.run_summary("--compare", a, b)
+        self.assertEqual(out.returncode, 0, out.stdout)
+        rows = {l[2:18].strip(): l for l in out.stdout.splitlines() if l[:1] in " *"}
+        for field, a_text, b_text, differs in (
+                ("blas", "OpenBLAS: OpenBLAS 1.0", "Intel oneMKL: Intel oneMKL 1.0", True),
+                ("nodes", "1", "2", True), ("ranks per node", "8", "4", True),
+                ("threads per rank", "4", "4", False), ("kokkos arch", "SKX", "SKX", False),
+                ("mpi", "Open MPI v4.1.4 (MPI 3.1)", "Open MPI v4.1.4 (MPI 3.1)", False),
+                ("options", "~cuda +dnnl", "~cuda +dnnl", False), ("gpu", "none", "none", False)):
+            line = rows[field]
+            self.assertEqual(line.startswith("*"), differs, line)
+            self.assertLess(line.index(a_text), line.rindex(b_text), line)  # A left, B right
+        # A report made before schema_version 1 shows '?' for what it lacks.
+        old = self.write("old.json", report("S-x", 8, 100.0, 0.5))
+        out = self.run_summary("--compare", a, old)
+        rows = {l[2:18].strip(): l for l in out.stdout.splitlines() if l[:1] in " *"}
+        self.assertTrue(rows["blas"].startswith("*") and rows["blas"].rstrip().endswith("?"))
 
     def test_not_a_report(self):
         out = self.run_summary(self.write("x.json", {"hello": 1}))

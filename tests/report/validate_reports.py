@@ -3,9 +3,9 @@
 """Validates minisgd reports against docs/report.schema.json, and checks the schema rejects
 broken ones.
 
-    validate_reports.py SCHEMA DIR NAME...
+    validate_reports.py SCHEMA REPORT.json...
 
-Every DIR/NAME.json must exist and validate. Then, from the first of them, broken reports:
+Every REPORT.json must exist and validate. Then, from the first of them, broken reports:
 each key of the report and of its provenance and result objects removed in turn or given a
 value of another type, an unknown top-level key added and another schema_version must each
 FAIL: a schema that accepts them guards nothing. Needs Debian's python3-jsonschema.
@@ -69,16 +69,14 @@ def broken_variants(report):
 
 
 def main():
-    if len(sys.argv) < 4:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
     schema = json.loads(pathlib.Path(sys.argv[1]).read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
-    directory = pathlib.Path(sys.argv[2])
     failures = []
     reports = []
-    for name in sys.argv[3:]:
-        path = directory / f"{name}.json"
+    for path in map(pathlib.Path, sys.argv[2:]):
         if not path.is_file():
             failures.append(f"{path}: missing (the run that writes it failed or did not run)")
             continue
@@ -94,7 +92,7 @@ def main():
         failures += [f"the schema accepts a broken report: {what}" for what in accepted]
     for f in failures:
         print(f"FAIL: {f}")
-    print(f"{len(reports)} of {len(sys.argv) - 3} report(s) valid against {sys.argv[1]}")
+    print(f"{len(reports)} of {len(sys.argv) - 2} report(s) valid against {sys.argv[1]}")
     sys.exit(1 if failures else 0)
 
 

@@ -12,14 +12,20 @@ with and without CUDA), and checks that
   * every user-facing option(MINISGD_...) in the CMake files has a variant, except the
     internal ones in INTERNAL_OPTIONS;
   * every +name / ~name in a when= or conflicts() names a declared variant (a typo there
-    silently switches a dependency off).
+    silently switches a dependency off);
+  * the stand-alone test stage (the recipe's test_* methods, `spack test run minisgd`), run
+    against a stub install prefix laid out as the CMake install rules lay it out, runs every
+    class-S deck of the source tree at 1 and 2 ranks and fails on a run that is not VALID.
 
 Usage: check_recipe.py <source root>. Python 3 standard library only; exits 1 on a finding.
 """
+import contextlib
 import itertools
+import os
 import pathlib
 import re
 import sys
+import tempfile
 import types
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the source tree
@@ -78,6 +84,12 @@ def _directive_module():
     for name in ("version", "license", "maintainers", "requires", "patch", "provides",
                  "resource", "extends", "build_system"):
         setattr(m, name, ignore)
+    # What the stand-alone test methods use (run by check_test_stage with stubs of its own).
+    m.join_path = os.path.join
+    m.which = lambda *names, path=None, required=False: STAGE.executable(names, path)
+    m.test_part = STAGE.test_part
+    m.InstallError = type("InstallError", (Exception,), {})
+    m.SkipTest = type("SkipTest", (Exception,), {})
     m.__all__ = [n for n in vars(m) if not n.startswith("_")]
     return m
 
@@ -116,6 +128,35 @@ class StubSpec:
             if not ok:
                 return False
         return True
+
+
+class Prefix(str):
+    """Spack's install prefix: prefix.bin.minisgd is <prefix>/bin/minisgd."""
+
+    def __getattr__(self, name):
+        return Prefix(os.path.join(self, name))
+
+
+class TestStage:
+    """Stubs of which() and test_part() for the recipe's test methods: every command is
+    recorded, and answers with `output` (exit status 0)."""
+
+    def __init__(self):
+        self.runs = []  # argument lists
+        self.output = ""
+
+    def executable(self, names, path):
+        def run(*args, output=None, error=None, **kw):
+            self.runs.append([str(a) for a in args])
+            return self.output if str in (output, error) else None
+        return run
+
+    @contextlib.contextmanager
+    def test_part(self, pkg, name, purpose=""):
+        yield
+
+
+STAGE = TestStage()
 
 
 class CMakePackage:
@@ -184,6 +225,53 @@ def spec_values():
         yield values
 
 
+def check_test_stage(package, root):
+    """Runs the test methods on a stub prefix whose share/ holds the decks where the CMake
+    install rule puts them; checks every class-S deck runs at 1 and 2 ranks, and that a run
+    printing INVALID (with exit status 0) fails the stage."""
+    rule = re.search(r"install\(DIRECTORY input_decks/ DESTINATION \$\{CMAKE_INSTALL_DATADIR\}/(\S+)\)",
+                     (root / "CMakeLists.txt").read_text())
+    if not rule:
+        yield "CMakeLists.txt: no install(DIRECTORY input_decks/ DESTINATION ${CMAKE_INSTALL_DATADIR}/...)"
+        return
+    tests = [n for n in vars(package) if n.startswith("test_") and callable(getattr(package, n))]
+    if not tests:
+        yield "no stand-alone test method (test_*): `spack test run minisgd` checks nothing"
+        return
+    s_decks = sorted(p.stem for p in (root / "input_decks/classes/S").glob("*.yaml"))
+    with tempfile.TemporaryDirectory() as tmp:
+        share = pathlib.Path(tmp, "share", rule.group(1))
+        share.parent.mkdir(parents=True)
+        share.symlink_to(root / "input_decks")
+        pkg = package(StubSpec(dict(REC.variants)))
+        pkg.prefix = Prefix(tmp)
+        for output, must_fail in (("VALID: final loss ...", False),
+                                  ("INVALID: final loss ...", True)):
+            STAGE.runs, STAGE.output = [], output
+            try:
+                for name in tests:
+                    getattr(pkg, name)()
+                failed = None
+            except Exception as e:  # the recipe's own error types
+                failed = e
+            if must_fail and not failed:
+                yield "the test stage passes runs that print INVALID"
+            if must_fail:
+                continue
+            if failed:
+                yield f"the test stage fails on VALID runs: {type(failed).__name__}: {failed}"
+                continue
+            ran = set()
+            for args in STAGE.runs:
+                decks = [a for a in args if a.endswith(".yaml")]
+                ranks = args[args.index("-n") + 1] if "-n" in args else "?"
+                if len(decks) == 1 and any(a.endswith("/bin/minisgd") for a in args):
+                    ran.add((pathlib.Path(decks[0]).stem, ranks))
+            for deck, ranks in itertools.product(s_decks, ("1", "2")):
+                if (deck, ranks) not in ran:
+                    yield f"the test stage does not run class-S deck {deck} at {ranks} rank(s)"
+
+
 def main(root):
     package = load_recipe(root)
     options = cmake_options(root)
@@ -223,6 +311,7 @@ def main(root):
             yield f"{path}: option {name} has no variant (define_from_variant) in {RECIPE}"
     for name in sorted(set(INTERNAL_OPTIONS) - set(options)):
         yield f"INTERNAL_OPTIONS lists {name}, which is no option any more"
+    yield from check_test_stage(package, root)
 
 
 if __name__ == "__main__":
@@ -234,4 +323,5 @@ if __name__ == "__main__":
     if findings:
         sys.exit(1)
     print(f"spack recipe: {len(REC.variants)} variants, every one reaches the build; "
-          "every user-facing CMake option has a variant")
+          "every user-facing CMake option has a variant; the test stage runs every class-S "
+          "deck at 1 and 2 ranks")

@@ -196,9 +196,8 @@ nlohmann::json kokkos_info() {
 }
 
 nlohmann::json build_info() {
-  nlohmann::json options = {{"cuda", gpu::kHaveCuda},
-                            {"cublas", gpu::kHaveCublas},
-                            {"nccl", gpu::kHaveNccl}};
+  nlohmann::json options = {
+      {"cuda", gpu::kHaveCuda}, {"cublas", gpu::kHaveCublas}, {"nccl", gpu::kHaveNccl}};
 #ifdef MINISGD_HAVE_DNNL
   options["dnnl"] = true;
 #else

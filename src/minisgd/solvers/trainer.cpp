@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
 
 #include "minisgd/core/errors.hpp"
 #include "minisgd/core/profiling.hpp"
@@ -44,6 +45,23 @@ class StepPlanner {
 
 }  // namespace
 
+std::string progress_line(const HistoryRow& h, std::int64_t total, double wall_s,
+                          double time_left_s) {
+  char line[200];
+  const int n =
+      std::snprintf(line, sizeof line, "epoch %8.3f  iter %10lld  loss %.8e  time %8.3f s", h.epoch,
+                    static_cast<long long>(h.iteration), h.loss, h.seconds);
+  if (h.iteration > 0 && wall_s > 0) {
+    const double rate = double(h.iteration) / wall_s;
+    double eta = double(total - h.iteration) / rate;
+    if (time_left_s >= 0) eta = std::min(eta, time_left_s);
+    const long long left = std::llround(eta);
+    std::snprintf(line + n, sizeof line - n, "  rate %.3e steps/s  eta %lld:%02lld:%02lld", rate,
+                  left / 3600, left / 60 % 60, left % 60);
+  }
+  return line;
+}
+
 TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Evaluation& eval,
                   Timers& timers, const std::function<double(double)>& clock_max,
                   const std::function<void(const std::string&)>& progress) {
@@ -54,6 +72,7 @@ TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Eval
   const double nan = std::numeric_limits<double>::quiet_NaN();
 
   TrainResult r;
+  Kokkos::Timer wall;  // for the progress line's rate
   auto evaluate = [&](std::int64_t it) {
     auto t = timers.scope("eval");
     const Vector<double> w = stepper.local_weights();
@@ -65,14 +84,13 @@ TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Eval
                            std::to_string(r.history.empty() ? 0 : r.history.back().iteration) +
                            "; try a smaller solver.step_size)");
     r.history.push_back(h);
-    char line[160];
-    std::snprintf(line, sizeof line, "epoch %8.3f  iter %10lld  loss %.8e  time %8.3f s", h.epoch,
-                  static_cast<long long>(it), h.loss, h.seconds);
-    progress(line);
+    const double time_left = s.time_limit > 0 ? std::max(0.0, s.time_limit - r.train_seconds) : -1;
+    progress(progress_line(h, total, wall.seconds(), time_left));
     return h.loss;
   };
 
   r.initial_loss = evaluate(0);
+  wall.reset();
   r.stop_reason = "iterations";
   // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
   // outside the FOM window (docs/output.md, "Figure of merit").

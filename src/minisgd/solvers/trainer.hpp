@@ -30,6 +30,13 @@ struct Evaluation {
   std::function<double(const Vector<double>&)> test_loss;  // empty without a test set
 };
 
+/// The progress line of the evaluation after step h.iteration of `total_steps`: where the run
+/// is and, after the first, its rate (steps per second of `wall_s`, the wall time since training
+/// began, evaluations included) and the time left to the last step, at most `time_left_s` (the
+/// rest of solver.time_limit; negative: no limit). A target loss may end the run sooner.
+std::string progress_line(const HistoryRow& h, std::int64_t total_steps, double wall_s,
+                          double time_left_s);
+
 /// Runs the loop. `batches_per_epoch` global batches of b rows make an epoch. Throws
 /// RuntimeFailure when the objective becomes NaN or infinite. `progress` (rank 0) gets one
 /// line per evaluation; `clock_max` turns a local time into the maximum over ranks.

@@ -1,4 +1,8 @@
 # Copyright the minisgd developers. SPDX-License-Identifier: BSD-3-Clause
+import glob
+import os
+import re
+
 from spack_repo.builtin.build_systems.cmake import CMakePackage
 from spack_repo.builtin.build_systems.cuda import CudaPackage
 
@@ -14,6 +18,8 @@ class Minisgd(CMakePackage, CudaPackage):
     license("BSD-3-Clause")
     maintainers("minisgd-developers")
 
+    # No release is tagged yet; a release adds version("X.Y.Z", tag="vX.Y.Z", commit="...")
+    # here, above main (docs/procurement.md, section 7).
     version("main", branch="main")
 
     # Every optional part maps to one CMake option (docs/building.md); each can be absent.
@@ -76,3 +82,27 @@ class Minisgd(CMakePackage, CudaPackage):
             args.append(self.define("MINISGD_ENABLE_NCCL", False))
             args.append(self.define("MINISGD_ENABLE_CUBLAS", False))
         return args
+
+    # Stand-alone tests (`spack test run minisgd`), as the builtin Kokkos-based packages (cabana,
+    # arborx) run what they install: every class-S deck (installed with the program under
+    # share/minisgd/input_decks) must end VALID against its reference at 1 and 2 ranks.
+    def test_class_s_decks(self):
+        """run every class-S deck at 1 and 2 MPI ranks: each must end VALID"""
+        decks = sorted(glob.glob(join_path(self.prefix.share, "minisgd", "input_decks",
+                                           "classes", "S", "*.yaml")))
+        if not decks:
+            raise InstallError(f"no class-S decks under {self.prefix.share}/minisgd/input_decks")
+        mpiexec = which("mpiexec", "mpirun", path=self.spec["mpi"].prefix.bin, required=True)
+        minisgd = self.prefix.bin.minisgd
+        for deck in decks:
+            name = os.path.basename(deck)[: -len(".yaml")]
+            for ranks in (1, 2):
+                with test_part(self, f"test_class_s_decks_{name}_np{ranks}",
+                               purpose=f"class S {name} at {ranks} rank(s) ends VALID"):
+                    # Exit 1 (INVALID) or any other failure raises; the report stays in the
+                    # test stage directory.
+                    out = mpiexec("-n", str(ranks), minisgd, deck,
+                                  "--set", f"output.report=S-{name}.np{ranks}.json",
+                                  "--set", "output.history=", output=str, error=str)
+                    if not re.search(r"^VALID", out, re.M):
+                        raise InstallError(f"{name} at {ranks} rank(s): no VALID line:\n{out}")
