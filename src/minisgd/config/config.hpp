@@ -123,6 +123,7 @@ struct StepSizeConfig {
   double eta0 = 0.1;
   Schedule schedule = Schedule::constant;
   double decay = 0.0;
+  double l2 = 0.0;  // model.l2, for the optimal schedule
 };
 
 struct AdamConfig {
@@ -146,6 +147,8 @@ struct SolverConfig {
   OptimizerKind optimizer = OptimizerKind::sgd;
   double momentum = 0.9;  // heavy-ball coefficient
   AdamConfig adam;
+  Averaging averaging = Averaging::none;
+  std::optional<double> averaging_start;  // epochs; absent: 0 (polyak), half the run (tail)
 };
 
 struct PrecisionConfig {

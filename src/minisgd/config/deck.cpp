@@ -1,5 +1,6 @@
 #include "minisgd/config/deck.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -53,7 +54,8 @@ void read_model(DeckSection s, ModelConfig& c) {
   s.finish();
 }
 
-void read_step_size(DeckSection& solver, StepSizeConfig& c) {
+void read_step_size(DeckSection& solver, StepSizeConfig& c, double l2) {
+  c.l2 = l2;
   // Either a plain number (constant step) or a map with a schedule.
   if (solver.has("step_size") && !solver.is_map("step_size")) {
     c.eta0 = solver.number("step_size", c.eta0, 0.0);
@@ -61,11 +63,27 @@ void read_step_size(DeckSection& solver, StepSizeConfig& c) {
     return;
   }
   DeckSection s = solver.section("step_size");
-  c.eta0 = s.number("eta0", c.eta0, 0.0);
-  if (c.eta0 <= 0) s.fail("eta0", "must be > 0");
   c.schedule = s.choice("schedule", Schedule::constant);
+  const bool optimal = c.schedule == Schedule::optimal;
+  if (optimal && l2 <= 0) s.fail("schedule", "optimal is 1/(λ(t + t0)): it needs model.l2 > 0");
+  // optimal: scikit-learn's first step λ^(−1/4) (Bottou's heuristic) unless eta0 is given.
+  c.eta0 = s.number("eta0", optimal ? std::pow(l2, -0.25) : c.eta0, 0.0);
+  if (c.eta0 <= 0) s.fail("eta0", "must be > 0");
   c.decay = s.number("decay", c.schedule == Schedule::step ? 0.5 : 0.0, 0.0);
+  if (optimal && s.has("decay")) s.fail("decay", "optimal takes no decay (t0 = 1/(λ·eta0))");
   s.finish();
+}
+
+/// solver.averaging and where it starts.
+void read_averaging(DeckSection& solver, SolverConfig& c) {
+  c.averaging = solver.choice("averaging", Averaging::none);
+  c.averaging_start = solver.optional_number("averaging_start", 0.0, kInf);
+  if (c.averaging == Averaging::none && c.averaging_start)
+    solver.fail("averaging_start", "applies to averaging: polyak or tail");
+  if (c.averaging == Averaging::tail && !c.averaging_start && c.epochs == 0)
+    solver.fail("averaging",
+                "tail averages the last half of solver.epochs: give epochs > 0 or "
+                "solver.averaging_start");
 }
 
 /// solver.optimizer and its parameters (docs/compression.md, "Optimizers").
@@ -85,7 +103,7 @@ void read_optimizer(DeckSection& solver, SolverConfig& c) {
   adam.finish();
 }
 
-void read_solver(DeckSection s, SolverConfig& c) {
+void read_solver(DeckSection s, SolverConfig& c, double l2) {
   c.method = s.choice("method", Method::sgd);
   const bool ca = c.method == Method::ca_sgd;
   c.decomposition = s.choice("decomposition", ca ? Decomposition::column : Decomposition::row);
@@ -95,7 +113,7 @@ void read_solver(DeckSection s, SolverConfig& c) {
   c.s = static_cast<int>(s.integer("s", 1, 1, 4096));
   if (!ca && c.s != 1)
     s.fail("s", "inner steps per outer step are a ca-sgd setting (method is sgd)");
-  read_step_size(s, c.step_size);
+  read_step_size(s, c.step_size, l2);
   c.epochs = s.number("epochs", c.epochs, 0.0);
   c.max_iters = s.integer("max_iters", 0, 0);
   c.target_loss = s.optional_number("target_loss", -kInf, kInf);
@@ -104,6 +122,7 @@ void read_solver(DeckSection s, SolverConfig& c) {
   c.reshuffle = s.flag("reshuffle", false);
   read_optimizer(s, c);
   if (c.epochs == 0 && c.max_iters == 0) s.fail("epochs", "epochs and max_iters are both 0");
+  read_averaging(s, c);
   s.finish();
 }
 
@@ -324,7 +343,7 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   read_run(top.section("run"), c.run);
   read_data(top.section("data"), c.data);
   read_model(top.section("model"), c.model);
-  read_solver(top.section("solver"), c.solver);
+  read_solver(top.section("solver"), c.solver, c.model.l2);
   read_precision(top.section("precision"), c.precision, c.solver.method);
   read_compression(top.section("compression"), c.compression, c.solver);
   read_comm(top.section("comm"), c.comm, c.compression);

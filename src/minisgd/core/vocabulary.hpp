@@ -23,11 +23,20 @@ constexpr NameTable<Method, 2> names(Method) {
   return {{{Method::sgd, "sgd"}, {Method::ca_sgd, "ca-sgd"}}};
 }
 
-enum class Schedule { constant, inverse_time, step };
-constexpr NameTable<Schedule, 3> names(Schedule) {
+/// optimal: 1/(λ(t + t0)), Pegasos' and scikit-learn's schedule for strongly convex F.
+enum class Schedule { constant, inverse_time, step, optimal };
+constexpr NameTable<Schedule, 4> names(Schedule) {
   return {{{Schedule::constant, "constant"},
            {Schedule::inverse_time, "inverse_time"},
-           {Schedule::step, "step"}}};
+           {Schedule::step, "step"},
+           {Schedule::optimal, "optimal"}}};
+}
+
+/// Which iterates the reported weights average: none (the last), polyak (every one from the
+/// start of averaging), tail (the last half of the run unless a start is given).
+enum class Averaging { none, polyak, tail };
+constexpr NameTable<Averaging, 3> names(Averaging) {
+  return {{{Averaging::none, "none"}, {Averaging::polyak, "polyak"}, {Averaging::tail, "tail"}}};
 }
 
 enum class OptimizerKind { sgd, momentum, adam };

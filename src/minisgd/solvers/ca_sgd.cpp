@@ -56,6 +56,10 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
   recurrence_ = precision::rounder(plan_, Knob::recurrence, arithmetic, seed);
   gradient_accum_ = precision::rounder(plan_, Knob::gradient_accum, arithmetic, own);
   weights_ = precision::rounder(plan_, Knob::weights, arithmetic, own);
+  if (c.solver.averaging != Averaging::none) {
+    average_ = IterateAverage<A>(data.part.local_cols());
+    u_average_ = Vector<A>("u_average", std::int64_t(s_) * b_);
+  }
 }
 
 template <class S, class A>
@@ -85,10 +89,25 @@ void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
   }
   {
     auto t = timers_.scope("update");
+    average(steps);  // reads the w of the outer step's start
     update_weights(data_.X, first_, b_, n, v_, scale_host_(n), gradient_accum_, weights_,
                    2 * outer_, data_.part.col_begin(), w_);
   }
   ++outer_;
+}
+
+// The iterates of the inner steps enter w̄ through the same ℓ' (averaging.hpp): w̄ ← keep·w̄ +
+// take·w − Σ_q X(row q)·κ_{q/b}·u(q), one more pass over the outer step's rows, no message.
+template <class S, class A>
+void CaSgdStepper<S, A>::average(const std::vector<StepSpec>& steps) {
+  if (u_average_.extent(0) == 0) return;
+  const OuterAverage o = average_coefficients(steps, coef_host_, scale_host_);
+  if (!o.any) return;
+  const int n = int(steps.size());
+  scale_by_step(u_, o.kappa, b_, n, u_average_);
+  average_.scale_and_add(w_, o.keep, o.take);
+  update_weights(data_.X, first_, b_, n, u_average_, 1.0, gradient_accum_, precision::Rounder{}, 0,
+                 data_.part.col_begin(), average_.value());
 }
 
 template <class S, class A>
@@ -198,7 +217,7 @@ nlohmann::json CaSgdStepper<S, A>::kernels() const {
 template <class S, class A>
 Vector<double> CaSgdStepper<S, A>::local_weights() const {
   Vector<double> w("w_fp64", w_.extent(0));
-  convert_copy(w_, w);
+  convert_copy(average_.started() ? average_.value() : w_, w);
   return w;
 }
 

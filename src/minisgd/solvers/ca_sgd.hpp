@@ -14,6 +14,7 @@
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/precision/plan.hpp"
 #include "minisgd/report/timers.hpp"
+#include "minisgd/solvers/averaging.hpp"
 #include "minisgd/solvers/stepper.hpp"
 
 namespace minisgd {
@@ -41,6 +42,7 @@ class CaSgdStepper final : public Stepper {
   template <class In>
   void form_gram_from(int steps);
   void exchange(int steps);
+  void average(const std::vector<StepSpec>& steps);
 
   const Dataset<S>& data_;
   comm::Communicator& comm_;
@@ -62,8 +64,10 @@ class CaSgdStepper final : public Stepper {
   Coefficients coef_;
   Kokkos::View<double**, Kokkos::LayoutRight, HostSpace> coef_host_;
   Kokkos::View<double*, HostSpace> scale_host_;
-  bool adjacent_ = false;    // this outer step's batches are consecutive rows of X
-  std::uint64_t outer_ = 0;  // outer steps taken: keys stochastic rounding
+  IterateAverage<A> average_;  // empty unless solver.averaging
+  Vector<A> u_average_;        // κ_i·ℓ' of every inner step: the average's share of the update
+  bool adjacent_ = false;      // this outer step's batches are consecutive rows of X
+  std::uint64_t outer_ = 0;    // outer steps taken: keys stochastic rounding
 
   BlockLowerGram gram_;
   GramPath gram_path_ = GramPath::none;

@@ -19,6 +19,7 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
       u_("u", local_batch_),
       g_("g", data.part.local_cols()),
       optimizer_(make_optimizer<A>(c, std::size_t(data.part.local_cols()))) {
+  if (c.solver.averaging != Averaging::none) average_ = IterateAverage<A>(data.part.local_cols());
   if (data.part.decomposition == Decomposition::row) {
     reduced_ = Vector<A>("g_reduced", data.part.local_cols());
     compressor_ = compress::make_compressor<A>(c.compression, c.run.seed,
@@ -33,7 +34,11 @@ nlohmann::json SgdStepper<S, A>::compression() const {
 
 template <class S, class A>
 void SgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
-  for (const StepSpec& s : steps) step(s);
+  for (const StepSpec& s : steps) {
+    step(s);
+    auto t = timers_.scope("update");
+    average_.add(w_, s.average);
+  }
 }
 
 template <class S, class A>
@@ -85,7 +90,7 @@ void SgdStepper<S, A>::step(const StepSpec& s) {
 template <class S, class A>
 Vector<double> SgdStepper<S, A>::local_weights() const {
   Vector<double> w("w_fp64", w_.extent(0));
-  convert_copy(w_, w);
+  convert_copy(average_.started() ? average_.value() : w_, w);
   return w;
 }
 

@@ -6,6 +6,7 @@
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/report/timers.hpp"
+#include "minisgd/solvers/averaging.hpp"
 #include "minisgd/solvers/optimizer.hpp"
 #include "minisgd/solvers/stepper.hpp"
 
@@ -35,6 +36,7 @@ class SgdStepper final : public Stepper {
   Vector<A> reduced_;  // row decomposition: the compressor's estimate of Σ_ranks g_
   std::unique_ptr<compress::Compressor<A>> compressor_;
   std::unique_ptr<Optimizer<A>> optimizer_;
+  IterateAverage<A> average_;  // empty unless solver.averaging
 };
 
 }  // namespace minisgd

@@ -9,11 +9,15 @@
 
 namespace minisgd {
 
-/// One SGD step: the global batch it uses, its step size η and its shrink factor ρ = 1 − ηλ.
+/// One SGD step: the global batch it uses, its step size η, its shrink factor ρ = 1 − ηλ, the
+/// weight a of its iterate in the running average w̄ ← (1 − a)·w̄ + a·w (0: not averaged;
+/// solvers/averaging.hpp) and its epoch.
 struct StepSpec {
   std::int64_t batch;
   double eta;
   double rho;
+  double average = 0;
+  std::int64_t epoch = 0;
 };
 
 class Stepper {

@@ -14,11 +14,20 @@
 namespace minisgd {
 namespace {
 
-/// The steps of a run: batch order of every epoch, step size η and shrink factor ρ = 1 − ηλ
-/// of every step (docs/design.md).
+/// The first step whose iterate enters the average of a run of `total` steps (none: never).
+std::int64_t averaging_start(const SolverConfig& s, std::int64_t nb, std::int64_t total) {
+  if (s.averaging == Averaging::none) return std::numeric_limits<std::int64_t>::max();
+  if (s.averaging_start)
+    return static_cast<std::int64_t>(std::ceil(*s.averaging_start * double(nb)));
+  return s.averaging == Averaging::tail ? total / 2 : 0;
+}
+
+/// The steps of a run: batch order of every epoch, step size η, shrink factor ρ = 1 − ηλ and
+/// averaging weight of every step (docs/design.md).
 class StepPlanner {
  public:
-  StepPlanner(const Config& c, std::int64_t batches_per_epoch) : c_(c), nb_(batches_per_epoch) {}
+  StepPlanner(const Config& c, std::int64_t batches_per_epoch, std::int64_t average_from)
+      : c_(c), nb_(batches_per_epoch), average_from_(average_from) {}
 
   /// Steps [first, end).
   const std::vector<StepSpec>& group(std::int64_t first, std::int64_t end) {
@@ -30,7 +39,8 @@ class StepPlanner {
         order_epoch_ = e;
       }
       const double eta = step_size(c_.solver.step_size, t, e);
-      group_.push_back({order_[t % nb_], eta, 1.0 - eta * c_.model.l2});
+      const double a = t >= average_from_ ? 1.0 / double(t - average_from_ + 1) : 0.0;
+      group_.push_back({order_[t % nb_], eta, 1.0 - eta * c_.model.l2, a, e});
     }
     return group_;
   }
@@ -38,6 +48,7 @@ class StepPlanner {
  private:
   const Config& c_;
   std::int64_t nb_;
+  std::int64_t average_from_;
   std::vector<std::int64_t> order_;
   std::int64_t order_epoch_ = -1;
   std::vector<StepSpec> group_;
@@ -95,7 +106,7 @@ TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Eval
   // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
   // outside the FOM window (docs/output.md, "Figure of merit").
   const std::int64_t warmup = std::min(c.output.warmup_steps, total / 2);
-  StepPlanner planner(c, nb);
+  StepPlanner planner(c, nb, averaging_start(s, nb, total));
   std::int64_t it = 0;
   // Steps in whole groups while it < limit; a group never crosses `stop`.
   auto steps_until = [&](std::int64_t limit, std::int64_t stop) {
