@@ -51,8 +51,8 @@ TEST(Averaging, Fp64CaSgdWithAveragingEqualsSgdWithAveraging) {
 
 TEST(Averaging, AveragedWeightsDoNotDependOnRankCount) {
   for (const char* dec : {"row", "column"}) {
-    const Config c = deck(avg_deck("sgd", 1, "polyak"), {std::string("solver.decomposition=") + dec,
-                                                         "solver.batch_size=7"});
+    const Config c = deck(avg_deck("sgd", 1, "polyak"),
+                          {std::string("solver.decomposition=") + dec, "solver.batch_size=7"});
     const RunOutcome all = run_quiet(c, MPI_COMM_WORLD), one = run_quiet(c, MPI_COMM_SELF);
     EXPECT_LT(test::relative_difference(all.weights, one.weights), 1e-12) << dec;
   }
@@ -66,7 +66,8 @@ TEST(Averaging, MatchesIndependentSerialMeanOfIterates) {
   const std::int64_t b = 10, nb = d.rows / b, epochs = 3;
   const double l2 = 1e-2, eta0 = 0.3, t0 = 1 / (l2 * eta0);
   for (const auto& [averaging, start] :
-       {std::pair{"polyak", std::int64_t(0)}, std::pair{"polyak, averaging_start: 1.5", std::int64_t(std::ceil(1.5 * double(nb)))},
+       {std::pair{"polyak", std::int64_t(0)},
+        std::pair{"polyak, averaging_start: 1.5", std::int64_t(std::ceil(1.5 * double(nb)))},
         std::pair{"tail", epochs * nb / 2}}) {
     std::vector<double> w(d.cols, 0.0), mean(d.cols, 0.0);
     for (std::int64_t t = 0; t < epochs * nb; ++t) {
@@ -80,7 +81,8 @@ TEST(Averaging, MatchesIndependentSerialMeanOfIterates) {
       }
       for (std::int64_t j = 0; j < d.cols; ++j) w[j] = (1 - eta * l2) * w[j] - eta / b * g[j];
       if (t >= start)
-        for (std::int64_t j = 0; j < d.cols; ++j) mean[j] += (w[j] - mean[j]) / double(t - start + 1);
+        for (std::int64_t j = 0; j < d.cols; ++j)
+          mean[j] += (w[j] - mean[j]) / double(t - start + 1);
     }
     double loss = 0, norm2 = 0;
     for (std::int64_t r = 0; r < d.rows; ++r) {
@@ -92,14 +94,14 @@ TEST(Averaging, MatchesIndependentSerialMeanOfIterates) {
     const double objective = loss / double(d.rows) + 0.5 * l2 * norm2;
     for (const char* dec : {"row", "column"}) {
       SCOPED_TRACE(std::string(averaging) + " " + dec);
-      const RunOutcome o = run_quiet(deck(
-          std::string("data: {source: libsvm, path: ") + MINISGD_HEART_SCALE +
-          ", shuffle: false, cache: false}\n"
-          "model: {loss: logistic, l2: 1.0e-2}\n"
-          "solver: {decomposition: " +
-          dec + ", batch_size: 10, epochs: 3, averaging: " + averaging +
-          ",\n  step_size: {schedule: optimal, eta0: 0.3}}\n"
-          "precision: {preset: fp64}\n"));
+      const RunOutcome o =
+          run_quiet(deck(std::string("data: {source: libsvm, path: ") + MINISGD_HEART_SCALE +
+                         ", shuffle: false, cache: false}\n"
+                         "model: {loss: logistic, l2: 1.0e-2}\n"
+                         "solver: {decomposition: " +
+                         dec + ", batch_size: 10, epochs: 3, averaging: " + averaging +
+                         ",\n  step_size: {schedule: optimal, eta0: 0.3}}\n"
+                         "precision: {preset: fp64}\n"));
       EXPECT_LT(test::relative_difference(o.weights, mean), 1e-12);
       EXPECT_NEAR(o.result.final_loss, objective, 1e-12 * objective);
     }
@@ -112,8 +114,9 @@ TEST(Averaging, OptimalScheduleDefaultsToScikitLearnsFirstStep) {
 }
 
 TEST(Averaging, DeckRefusesWhatMakesNoSense) {
-  EXPECT_NE(deck_error("solver: {averaging: mean}\n").find("solver.averaging: 'mean' is not one "
-                                                           "of none | polyak | tail"),
+  EXPECT_NE(deck_error("solver: {averaging: mean}\n")
+                .find("solver.averaging: 'mean' is not one "
+                      "of none | polyak | tail"),
             std::string::npos);
   EXPECT_NE(deck_error("solver: {averaging_start: 1}\n").find("solver.averaging_start"),
             std::string::npos);
@@ -123,7 +126,7 @@ TEST(Averaging, DeckRefusesWhatMakesNoSense) {
   EXPECT_NE(deck_error("model: {l2: 0.1}\nsolver: {step_size: {schedule: optimal, decay: 1}}\n")
                 .find("solver.step_size.decay"),
             std::string::npos);
-  EXPECT_NE(deck_error("solver: {averaging: tail, epochs: 0, max_iters: 10}\n")
-                .find("solver.averaging"),
-            std::string::npos);
+  EXPECT_NE(
+      deck_error("solver: {averaging: tail, epochs: 0, max_iters: 10}\n").find("solver.averaging"),
+      std::string::npos);
 }

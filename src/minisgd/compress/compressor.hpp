@@ -25,6 +25,8 @@ class Compressor {
   virtual void reduce(const Vector<T>& local, const Vector<T>& sum) = 0;
   /// The method and the parameters in force, for the report.
   virtual nlohmann::json describe() const = 0;
+  /// Called before each step's reduce with the step's epoch (gTop-k's density warm-up).
+  virtual void set_epoch(std::int64_t /*epoch*/) {}
 };
 
 /// The compressor the deck asks for, for gradients of length d reduced over `comm`.

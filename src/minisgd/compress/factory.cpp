@@ -20,7 +20,7 @@ std::unique_ptr<Compressor<T>> make_compressor(const CompressionConfig& c, std::
     case CompressionMethod::none: return std::make_unique<Dense<T>>(comm);
     case CompressionMethod::cast: return std::make_unique<Cast<T>>(comm, d, c.cast.format);
     case CompressionMethod::topk: return std::make_unique<TopK<T>>(comm, d, c.topk.density);
-    case CompressionMethod::gtopk: return std::make_unique<GTopK<T>>(comm, d, c.gtopk.density);
+    case CompressionMethod::gtopk: return std::make_unique<GTopK<T>>(comm, d, c.gtopk);
     case CompressionMethod::qsgd:
       return std::make_unique<Qsgd<T>>(comm, d, c.qsgd.bits, c.qsgd.dithering == exponential, seed);
     case CompressionMethod::global_qsgd:

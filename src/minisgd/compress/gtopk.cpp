@@ -60,17 +60,35 @@ std::vector<IndexValue> merge_top_k(const IndexValue* a, const IndexValue* b, st
   return all;
 }
 
+double gtopk_density(const GTopKParams& p, std::int64_t epoch) {
+  if (epoch >= p.warmup_epochs || p.warmup_density <= p.density) return p.density;
+  const double f = double(epoch) / double(p.warmup_epochs);
+  return std::fmax(p.density, p.warmup_density * std::pow(p.density / p.warmup_density, f));
+}
+
 template <class T>
-GTopK<T>::GTopK(comm::Communicator& comm, std::size_t d, double density)
-    : comm_(comm),
-      density_(density),
-      local_(d, density),
-      merged_("gtopk_merged", top_k_count(d, density)),
-      consumed_("gtopk_consumed", top_k_count(d, density)) {}
+GTopK<T>::GTopK(comm::Communicator& comm, std::size_t d, const GTopKParams& p)
+    : comm_(comm), params_(p), d_(d), local_(d, p.density) {  // set_epoch applies the warm-up
+  merged_ = Staged<IndexValue>("gtopk_merged", k());
+  consumed_ = Staged<IndexValue>("gtopk_consumed", k());
+}
+
+template <class T>
+void GTopK<T>::set_epoch(std::int64_t epoch) {
+  const std::size_t k = top_k_count(d_, gtopk_density(params_, epoch));
+  if (k == this->k()) return;
+  local_.selection = Staged<IndexValue>("selection", k);
+  merged_ = Staged<IndexValue>("gtopk_merged", k);
+  consumed_ = Staged<IndexValue>("gtopk_consumed", k);
+}
 
 template <class T>
 nlohmann::json GTopK<T>::describe() const {
-  return {{"method", "gtopk"}, {"density", density_}, {"k", k()}};
+  return {{"method", "gtopk"},
+          {"density", params_.density},
+          {"k", top_k_count(d_, params_.density)},
+          {"warmup_epochs", params_.warmup_epochs},
+          {"warmup_density", params_.warmup_density}};
 }
 
 template <class T>

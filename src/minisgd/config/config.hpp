@@ -166,6 +166,12 @@ struct CastParams {
 struct SparsifyParams {
   double density = 0.01;  // k = ⌈density·d⌉
 };
+/// gTop-k's density warm-up: warmup_density in epoch 0, falling geometrically to `density`,
+/// which holds from epoch warmup_epochs on (docs/compression.md).
+struct GTopKParams : SparsifyParams {
+  std::int64_t warmup_epochs = 4;  // 0: no warm-up
+  double warmup_density = 0.25;
+};
 struct QuantizeParams {
   int bits = 8;
   Dithering dithering = Dithering::standard;
@@ -185,7 +191,8 @@ struct LocoParams {
 struct CompressionConfig {
   CompressionMethod method = CompressionMethod::none;
   CastParams cast;
-  SparsifyParams topk, gtopk;
+  SparsifyParams topk;
+  GTopKParams gtopk;
   QuantizeParams qsgd, global_qsgd;
   ApsParams aps;
   LocoParams loco;

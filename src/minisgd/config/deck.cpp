@@ -189,10 +189,16 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
   DeckSection cast = s.section("cast");
   c.cast.format = cast.choice("format", c.cast.format);
   cast.finish();
-  for (auto [name, p] : {std::pair{"topk", &c.topk}, std::pair{"gtopk", &c.gtopk}}) {
+  for (auto [name, p] : {std::pair<const char*, SparsifyParams*>{"topk", &c.topk},
+                         std::pair<const char*, SparsifyParams*>{"gtopk", &c.gtopk}}) {
     DeckSection m = s.section(name);
     p->density = m.number("density", p->density, 0.0, 1.0);
     if (p->density <= 0) m.fail("density", "must be in (0, 1]");
+    if (p == &c.gtopk) {
+      c.gtopk.warmup_epochs = m.integer("warmup_epochs", c.gtopk.warmup_epochs, 0);
+      c.gtopk.warmup_density = m.number("warmup_density", c.gtopk.warmup_density, 0.0, 1.0);
+      if (c.gtopk.warmup_density <= 0) m.fail("warmup_density", "must be in (0, 1]");
+    }
     m.finish();
   }
   for (auto [name, p] : {std::pair{"qsgd", &c.qsgd}, std::pair{"global-qsgd", &c.global_qsgd}}) {

@@ -65,6 +65,7 @@ void SgdStepper<S, A>::step(const StepSpec& s) {
     }
     {  // every rank's rows contribute to the whole gradient
       auto t = timers_.scope("allreduce");
+      compressor_->set_epoch(s.epoch);
       compressor_->reduce(g_, reduced_);
     }
     auto t = timers_.scope("update");
