@@ -129,11 +129,13 @@ TEST(Deck, EveryClosedChoiceReadsEachNameOfItsTable) {
                                  [](C c) { return c.solver.method; });
   expect_every_name_read<Decomposition>("solver: {decomposition: @}", "solver.decomposition",
                                         [](C c) { return c.solver.decomposition; });
-  expect_every_name_read<Schedule>("solver: {step_size: {schedule: @}}",
+  expect_every_name_read<Schedule>("model: {l2: 0.1}\nsolver: {step_size: {schedule: @}}",
                                    "solver.step_size.schedule",
                                    [](C c) { return c.solver.step_size.schedule; });
   expect_every_name_read<OptimizerKind>("solver: {optimizer: @}", "solver.optimizer",
                                         [](C c) { return c.solver.optimizer; });
+  expect_every_name_read<Averaging>("solver: {averaging: @}", "solver.averaging",
+                                    [](C c) { return c.solver.averaging; });
   expect_every_name_read<precision::Preset>("precision: {preset: @}\nsolver: {method: ca-sgd}",
                                             "precision.preset",
                                             [](C c) { return c.precision.preset; });
