@@ -3,8 +3,8 @@
 # The layers of src/minisgd, lowest first; a folder may include its own and lower folders:
 #   core       vocabulary enums and their names, Kokkos aliases, errors, atomic files
 #   precision  formats, storage types, rounding, the precision plan
-#   comm       communicator interface, MPI/NCCL backends, merge plans
 #   config     the typed configuration and the deck reader
+#   comm       communicator interface, MPI/NCCL backends, merge plans, the communicator factory
 #   models     GLM losses
 #   data       readers, binary cache, synthetic generators, partition, datasets
 #   kernels    GLM and CA-SGD kernels, the Gram (portable, oneDNN, cuBLAS)
@@ -15,7 +15,7 @@
 #   app        capabilities, the run driver and the precision study (src/app/main.cpp too)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-layers=(core precision comm config models data kernels compress perfmodel report solvers app)
+layers=(core precision config comm models data kernels compress perfmodel report solvers app)
 rank_of() {
   local i
   for i in "${!layers[@]}"; do [[ ${layers[$i]} == "$1" ]] && { echo "$i"; return; }; done

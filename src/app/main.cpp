@@ -1,5 +1,6 @@
 // minisgd DECK.yaml [--set section.key=value ...] [--dry-run] [--kokkos-...]
-// A thin driver: parse the command line and the deck, then hand over to minisgd::run.
+// A thin driver: parse the command line and the deck, then hand the configuration and the one
+// world communicator over to minisgd::run.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -54,7 +55,7 @@ int run_main(int argc, char** argv) {
     if (root) std::cout << config.resolved.dump(2) << std::endl;
     return 0;
   }
-  return minisgd::run(config, MPI_COMM_WORLD, std::cout, std::cerr).exit_code;
+  return minisgd::run(config, world, std::cout, std::cerr).exit_code;
 }
 
 }  // namespace

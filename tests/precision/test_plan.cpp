@@ -62,7 +62,7 @@ TEST(Plan, RealizationSaysWhatIsNativeAndWhatIsEmulated) {
   EXPECT_EQ(r.wire, Format::fp32);
   EXPECT_EQ(container(parse_format("custom:e5m12")), Format::fp32);
   EXPECT_EQ(container(parse_format("custom:e3m2")), Format::bf16);
-  const auto j = to_json(p);
+  const auto j = to_json(p, r);
   EXPECT_EQ(j["knobs"]["data"]["format"], "fp8_e4m3");
   EXPECT_EQ(j["knobs"]["data"]["native"], false);
   EXPECT_EQ(j["compiled"]["storage"], "bf16");

@@ -35,7 +35,8 @@ inline RunOutcome run_quiet(const Config& c, MPI_Comm comm = MPI_COMM_WORLD) {
     int overflow(int ch) override { return ch; }
   } null_buf;
   std::ostream null(&null_buf);
-  return run(c, comm, null, null);
+  comm::MpiCommunicator world(comm);
+  return run(c, world, null, null);
 }
 
 /// max_i |a_i - b_i| / max(max_i |b_i|, tiny): the relative difference of two weight vectors.

@@ -4,8 +4,9 @@
 #include <cstdio>
 #include <limits>
 
-#include "minisgd/app/collective.hpp"
-#include "minisgd/comm/mpi_communicator.hpp"
+#include "minisgd/app/run_report.hpp"
+#include "minisgd/app/train_run.hpp"
+#include "minisgd/app/verdict.hpp"
 #include "minisgd/core/errors.hpp"
 #include "minisgd/report/output_files.hpp"
 
@@ -19,63 +20,77 @@ struct NullStream : std::ostream {
   NullStream() : std::ostream(&buf) {}
 };
 
+/// The final loss of `c` trained quietly; NaN when it diverged (a finding, not a failure).
+double quiet_final_loss(const Config& c, comm::MpiCommunicator& world, std::ostream& err) {
+  NullStream quiet;
+  try {
+    return set_up_and_train(c, world, quiet, err).result.final_loss;
+  } catch (const Abort& a) {
+    if (a.code != kRuntimeFailure) throw;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+/// One row of the table: `knob` alone lowered to run.study_format.
+nlohmann::json lowered_row(const Config& base, precision::Knob k, const precision::FormatSpec& f,
+                           double reference, comm::MpiCommunicator& world, std::ostream& out,
+                           std::ostream& err) {
+  using namespace precision;
+  Config lowered = base;
+  Plan plan = base.precision.plan;
+  plan[k] = f;
+  lowered.precision.use(plan);
+  lowered.validation.reference_loss.reset();
+  const double loss = quiet_final_loss(lowered, world, err);
+  const double gap = (loss - reference) / std::fabs(reference);
+  const bool native = lowered.precision.realized.native[int(k)];
+  if (world.rank() == 0) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-15s %-10s %.10e  %+.3e%s\n", name(k),
+                  to_string(f).c_str(), loss, gap,
+                  std::isfinite(loss) ? (native ? "" : "  (emulated)") : "  (diverged)");
+    out << line << std::flush;
+  }
+  return {{"knob", name(k)},
+          {"format", to_string(f)},
+          {"native", native},
+          {"final_loss", std::isfinite(loss) ? nlohmann::json(loss) : nullptr},
+          {"relative_gap", std::isfinite(gap) ? nlohmann::json(gap) : nullptr}};
+}
+
 }  // namespace
 
-RunOutcome run_precision_study(const Config& c, MPI_Comm world_comm, std::ostream& out,
+RunOutcome run_precision_study(const Config& c, comm::MpiCommunicator& world, std::ostream& out,
                                std::ostream& err) {
   using namespace precision;
-  comm::MpiCommunicator world(world_comm);
   const bool root = world.rank() == 0;
-
   Config base = c;
   base.run.study = Study::none;
   base.precision.preset = Preset::fp32;
-  base.precision.plan = preset_plan(Preset::fp32);
-  base.precision.plan.rounding = c.precision.plan.rounding;
-  base.output = {};  // written below, with the table
+  Plan fp32 = preset_plan(Preset::fp32);
+  fp32.rounding = c.precision.plan.rounding;
+  base.precision.use(fp32);
   if (root)
     out << "precision study: the fp32 baseline, then each knob alone lowered to "
         << to_string(c.run.study_format) << " (the deck's other precision keys do not apply)\n";
-  RunOutcome o = run(base, world_comm, out, err);
+
+  // The baseline: validated and reported like any run; its outputs are written below.
+  Trained t = set_up_and_train(base, world, out, err);
+  const Verdict verdict = judge(base.validation, t.result);
+  RunOutcome o{t.result, t.weights, build_report(base, t, verdict, world), verdict.valid,
+               verdict.exit_code()};
+  if (root) print_summary(out, o.report);
   const double reference = o.result.final_loss;
 
   nlohmann::json rows = nlohmann::json::array();
-  NullStream quiet;
   if (root) out << "\n  knob            format      final loss        relative gap to fp32\n";
-  for (Knob k : all_knobs) {
-    Config lowered = base;
-    lowered.precision.plan[k] = c.run.study_format;
-    lowered.validation.reference_loss.reset();
-    double loss = std::numeric_limits<double>::quiet_NaN();
-    try {
-      loss = run(lowered, world_comm, quiet, err).result.final_loss;
-    } catch (const Abort& a) {
-      if (a.code != kRuntimeFailure) throw;  // diverged: a finding, not a failure
-    }
-    const double gap = (loss - reference) / std::fabs(reference);
-    const bool native = realize(lowered.precision.plan).native[int(k)];
-    rows.push_back({{"knob", name(k)},
-                    {"format", to_string(c.run.study_format)},
-                    {"native", native},
-                    {"final_loss", std::isfinite(loss) ? nlohmann::json(loss) : nullptr},
-                    {"relative_gap", std::isfinite(gap) ? nlohmann::json(gap) : nullptr}});
-    if (root) {
-      char line[160];
-      std::snprintf(line, sizeof line, "  %-15s %-10s %.10e  %+.3e%s\n", name(k),
-                    to_string(c.run.study_format).c_str(), loss, gap,
-                    std::isfinite(loss) ? (native ? "" : "  (emulated)") : "  (diverged)");
-      out << line << std::flush;
-    }
-  }
+  for (Knob k : all_knobs)
+    rows.push_back(lowered_row(base, k, c.run.study_format, reference, world, out, err));
   o.report["study"] = {{"kind", "precision"},
                        {"baseline", {{"preset", "fp32"}, {"final_loss", reference}}},
                        {"lowered_to", to_string(c.run.study_format)},
                        {"rows", rows}};
-  if (root) {
-    collectively(world, err, [&] { write_outputs(c, o.report, o.result.history, o.weights); });
-  } else {
-    collectively(world, err, [] {});
-  }
+  write_outputs_collectively(c, o.report, t, world, err);
   return o;
 }
 

@@ -155,8 +155,16 @@ struct PrecisionConfig {
   GramEngine gram_engine = GramEngine::automatic;
   bool tf32 = false;  // fp32 Gram inputs on Tensor Cores in TF32 (cuBLAS only)
   precision::Preset preset = precision::Preset::fp32;  // for sgd: fp64/fp32 when uniform
-  precision::Plan plan =
-      precision::preset_plan(precision::Preset::fp32);  // the nine knobs in force
+  /// The nine knobs in force; set with use(), so that `realized` follows.
+  precision::Plan plan = precision::preset_plan(precision::Preset::fp32);
+  /// The compiled types that carry `plan` (storage S, arithmetic A, wire W), decided once.
+  precision::Realization realized = precision::realize(plan);
+
+  /// Puts `p` in force with its realization (the deck reader and the precision study).
+  void use(const precision::Plan& p) {
+    plan = p;
+    realized = precision::realize(p);
+  }
 };
 
 // Parameters of each gradient compressor (docs/compression.md): one map per method.

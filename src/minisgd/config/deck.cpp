@@ -168,7 +168,7 @@ void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
     }
   }
   if (method == Method::sgd) sgd_plan(s, c.preset, plan);
-  c.plan = plan;
+  c.use(plan);
   // The CUDA-only Gram paths (docs/gpu.md); whether this build has them is the driver's
   // question (app/capabilities.hpp).
   c.gram_engine = s.choice("gram_engine", c.gram_engine);

@@ -180,7 +180,7 @@ Workload workload_of(const Config& c, std::int64_t features, int ranks) {
   w.batch = c.solver.batch_size;
   w.features = features;
   w.s = c.solver.s;
-  const precision::Realization r = precision::realize(c.precision.plan);
+  const precision::Realization& r = c.precision.realized;  // realized once, by the deck reader
   w.storage_bytes = double(precision::bytes_per_value(r.storage));
   w.arithmetic_bytes = double(precision::bytes_per_value(r.compute));
   w.gram_input_bytes = double(precision::bytes_per_value(r.gram_input));

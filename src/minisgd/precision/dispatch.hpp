@@ -26,4 +26,12 @@ decltype(auto) with_compiled_type(Format f, F&& fn) {
   throw std::logic_error(std::string("no compiled type for format ") + name(f));
 }
 
+/// Calls fn(type_tag<A>{}) with A the arithmetic type of f: double (fp64) or float (fp32).
+template <class F>
+decltype(auto) with_arithmetic_type(Format f, F&& fn) {
+  if (f == Format::fp64) return fn(type_tag<double>{});
+  if (f == Format::fp32) return fn(type_tag<float>{});
+  throw std::logic_error(std::string("no arithmetic type for format ") + name(f));
+}
+
 }  // namespace minisgd::precision

@@ -137,8 +137,7 @@ Rounder rounder(const Plan& p, Knob k, Format arithmetic, std::uint64_t run_seed
   return Rounder::to(p[k], arithmetic, p.rounding == Rounding::stochastic, seed);
 }
 
-nlohmann::json to_json(const Plan& p) {
-  const Realization r = realize(p);
+nlohmann::json to_json(const Plan& p, const Realization& r) {
   nlohmann::json knobs = nlohmann::json::object();
   for (Knob k : all_knobs)
     knobs[name(k)] = {{"format", text(p[k])}, {"native", r.native[int(k)]}, {"how", r.how[int(k)]}};

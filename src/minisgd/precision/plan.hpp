@@ -101,6 +101,6 @@ Rounder rounder(const Plan& plan, Knob k, Format arithmetic, std::uint64_t run_s
 
 /// The report's "precision" section: preset, rounding, and per knob its format, whether
 /// it is native, and how it is realized.
-nlohmann::json to_json(const Plan& plan);
+nlohmann::json to_json(const Plan& plan, const Realization& realized);
 
 }  // namespace minisgd::precision

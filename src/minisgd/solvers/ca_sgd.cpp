@@ -29,7 +29,7 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
       s_(c.solver.s),
       b_(c.solver.batch_size),
       plan_(c.precision.plan),
-      real_(precision::realize(plan_)),
+      real_(c.precision.realized),
       w_("w", data.part.local_cols()),
       packed_("packed", message_size(c.solver.s)),
       u_("u", std::int64_t(s_) * b_),

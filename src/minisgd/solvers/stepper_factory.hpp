@@ -10,8 +10,9 @@
 
 namespace minisgd {
 
-/// SgdStepper<S> for sgd (S = float or double), CaSgdStepper<S, A> for ca-sgd with A the
-/// plan's arithmetic type.
+/// SgdStepper<S, A> for sgd, CaSgdStepper<S, A> for ca-sgd: S the storage of the data, A the
+/// arithmetic type of the plan as realized once after the deck was read
+/// (c.precision.realized.compute).
 template <class S>
 std::unique_ptr<Stepper> make_stepper(const Config& c, const Dataset<S>& data,
                                       comm::Communicator& comm, Timers& timers);

@@ -1,0 +1,133 @@
+#include "minisgd/app/train_run.hpp"
+
+#include <memory>
+
+#include "minisgd/app/capabilities.hpp"
+#include "minisgd/app/collective.hpp"
+#include "minisgd/comm/factory.hpp"
+#include "minisgd/core/profiling.hpp"
+#include "minisgd/data/loader.hpp"
+#include "minisgd/precision/dispatch.hpp"
+#include "minisgd/report/timers.hpp"
+#include "minisgd/solvers/evaluator.hpp"
+#include "minisgd/solvers/stepper_factory.hpp"
+
+namespace minisgd {
+namespace {
+
+/// Everything one training run holds while it runs; the stepper refers to the data, the
+/// timers and the communicator, so a Setup stays where it was built.
+template <class S>
+struct Setup {
+  explicit Setup(bool fenced_timers) : timers(fenced_timers) {}
+  std::unique_ptr<comm::Communicator> comm;  // training traffic only
+  Timers timers;
+  LoadStats load;
+  Dataset<S> data;
+  Dataset<S> test;
+  std::unique_ptr<Stepper> stepper;
+  double setup_seconds = 0;
+};
+
+/// The communicator of the training traffic. NCCL needs a GPU on every rank before its
+/// collective initialization starts: checked here, on all ranks, first.
+std::unique_ptr<comm::Communicator> training_communicator(const Config& c,
+                                                          comm::MpiCommunicator& world) {
+  if (c.comm.backend == CommBackend::nccl) {
+    std::string why;
+    const int ok = world.allreduce_value(gpu::visible_devices(&why) > 0 ? 1 : 0, comm::Op::min);
+    if (!ok) throw InputError("comm.backend: nccl: " + (why.empty() ? "a rank sees no GPU" : why));
+    if (!gpu::nccl_build_reason().empty())
+      throw InputError("comm.backend: nccl " + gpu::nccl_build_reason());
+  }
+  return comm::make_communicator(c.comm, world.native());
+}
+
+void print_problem(const Config& c, const Partition& part, const std::string& description,
+                   int ranks, std::ostream& out) {
+  const std::int64_t b = c.solver.batch_size;
+  out << "problem: " << description << ", " << to_string(c.model.loss)
+      << " loss, l2 = " << c.model.l2 << (c.model.intercept ? ", intercept" : "") << "\n"
+      << "solver:  " << to_string(c.solver.method) << ", " << to_string(c.solver.decomposition)
+      << " decomposition, "
+      << (c.solver.method == Method::ca_sgd ? "s = " + std::to_string(c.solver.s) + ", " : "")
+      << to_string(c.precision.preset) << ", batch " << b << ", " << part.rows / b
+      << " batches per epoch, " << ranks << " rank(s)\n";
+}
+
+template <class S>
+void set_up(const Config& c, comm::MpiCommunicator& world, std::ostream& out, std::ostream& err,
+            Setup<S>& s) {
+  collectively(world, err, [&] { s.comm = training_communicator(c, world); });
+  collectively(world, err, [&] {
+    auto t = s.timers.scope("load");
+    s.data = load_training_data<S>(c, world, s.load);
+    if (!c.data.test_path.empty()) s.test = load_test_data<S>(c, world, s.data.features, s.load);
+  });
+  if (world.rank() == 0) print_problem(c, s.data.part, s.data.description, world.size(), out);
+  // Set-up a precision plan needs (casts, packing, scaling) counts in the time to target.
+  Kokkos::Timer clock;
+  s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
+  fence("stepper set up");
+  s.setup_seconds = clock.seconds();
+}
+
+std::vector<double> gather_weights(const Vector<double>& local, const Partition& p,
+                                   comm::Communicator& comm) {
+  auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), local);
+  std::vector<double> w(p.cols, 0.0);
+  for (std::int64_t j = 0; j < p.local_cols(); ++j) w[p.col_begin() + j] = h(j);
+  if (p.decomposition == Decomposition::column) comm.allreduce(w.data(), w.size());
+  return w;
+}
+
+template <class S>
+Trained train_and_measure(const Config& c, comm::MpiCommunicator& world, std::ostream& out,
+                          std::ostream& err, Setup<S>& s) {
+  Evaluator<S> evaluator(c, s.data, world);
+  Evaluator<S> test_evaluator(c, s.test, world);
+  Evaluation eval{[&](const Vector<double>& w) { return evaluator.objective(w); }, {}};
+  if (!c.data.test_path.empty())
+    eval.test_loss = [&](const Vector<double>& w) { return test_evaluator.mean_loss(w); };
+  const bool root = world.rank() == 0;
+  Trained t;
+  collectively(world, err, [&] {
+    Region region("minisgd::train");
+    injected_failure("train", world.rank());
+    t.result = train(
+        c, s.data.part.rows / c.solver.batch_size, *s.stepper, eval, s.timers,
+        [&](double seconds) { return world.allreduce_value(seconds, comm::Op::max); },
+        [&](const std::string& line) {
+          if (root) out << line << std::endl;
+        });
+  });
+  t.weights = gather_weights(s.stepper->local_weights(), s.data.part, world);
+  t.setup_seconds = s.setup_seconds;
+  t.columns = s.data.part.cols;
+  t.traffic = s.comm->stats();
+  t.problem = {{"description", s.data.description},
+               {"rows", s.data.part.rows},
+               {"features", s.data.features},
+               {"columns", s.data.part.cols},
+               {"matrix_bytes_per_rank", s.data.matrix_bytes()}};
+  t.data_load = to_json(s.load, world);
+  t.kernels = s.stepper->kernels();
+  t.compression = s.stepper->compression();
+  t.timers = s.timers.summary(world);
+  t.timers_fenced = s.timers.fenced();
+  return t;
+}
+
+}  // namespace
+
+Trained set_up_and_train(const Config& c, comm::MpiCommunicator& world, std::ostream& out,
+                         std::ostream& err) {
+  // X is stored in the container of precision.data, as realized when the deck was read.
+  return precision::with_compiled_type(c.precision.realized.storage, [&](auto tag) {
+    Setup<typename decltype(tag)::type> s(c.output.phase_timers);
+    set_up(c, world, out, err, s);
+    return train_and_measure(c, world, out, err, s);
+  });
+}
+
+}  // namespace minisgd
