@@ -114,10 +114,12 @@ clang_checked() {
   # (test_compression_decks) are left to the GCC stages: under ASan + bounds checks they took
   # over 300 s per rank count at -O1; test_compressors and test_codecs cover the same code here.
   # Parallel tests at 1 and 3 ranks (one rank, and a count that is not a power of two); the GCC
-  # stages run every count of 1..4.
+  # stages run every count of 1..4. Also left to the GCC stages: the thread-count invariance
+  # runs (this Kokkos is Serial: one thread) and the malformed-input corpus at 4 ranks (the
+  # corpus runs here at 1 rank); together they were 690 of 1250 test-seconds here.
   # shellcheck disable=SC2046
   (export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
-   ctest_extra=(-E '^(test_compression_decks[.]|header_self_containment$)')
+   ctest_extra=(-E '^(test_compression_decks[.]|header_self_containment$|cli[.]same_weights_any_threads[.]|cli[.]corpus[.].*[.]np4$)')
    build_and_test clang-checked -DCMAKE_CXX_COMPILER=clang++ $(kokkos_args "$prefix") \
       -DMINISGD_ENABLE_DNNL=OFF -DMINISGD_ENABLE_BENCHMARKS=OFF -DMINISGD_ENABLE_TESTS=ON \
       -DMINISGD_TEST_RANKS="1;3" \
