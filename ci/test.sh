@@ -116,7 +116,7 @@ clang_checked() {
   # Parallel tests at 1 and 3 ranks (one rank, and a count that is not a power of two); the GCC
   # stages run every count of 1..4. Also left to the GCC stages: the thread-count invariance
   # runs (this Kokkos is Serial: one thread) and the malformed-input corpus at 4 ranks (the
-  # corpus runs here at 1 rank); together they were 690 of 1250 test-seconds here.
+  # corpus runs here at 1 rank); together they were 450 of 1250 test-seconds here.
   # shellcheck disable=SC2046
   (export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
    ctest_extra=(-E '^(test_compression_decks[.]|header_self_containment$|cli[.]same_weights_any_threads[.]|cli[.]corpus[.].*[.]np4$)')
