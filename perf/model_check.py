@@ -15,39 +15,24 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "studies"))
+from minisgd_runs import ROOT, mpirun, predict, run_report  # noqa: E402
+
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 DEFAULT_DECKS = ["higgs-sgd-fp32", "higgs-casgd-mixed", "susy-sgd-fp32", "susy-casgd-mixed",
                  "epsilon-sgd-fp32", "epsilon-casgd-mixed", "synth-sgd-fp32",
                  "synth-casgd-mixed", "poisson-synth-sgd-fp32", "poisson-synth-casgd-mixed"]
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_mpi_yield_when_idle="1")
-for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # benchmark runs only
-    ENV.pop(var, None)
-
-
-def mpirun(P, *args):
-    cmd = ["mpirun", "--oversubscribe", "-np", str(P), *args]
-    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"model_check: {' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return done.stdout
 
 
 def measure(build, deck, P, sets, tmp, repeats):
     """Median time per step over `repeats` runs, and the report of the last."""
     times = []
     for k in range(repeats):
-        report = os.path.join(tmp, f"r{k}.json")
-        mpirun(P, os.path.join(build, "src", "minisgd"), deck, "--set", f"output.report={report}",
-               "--set", "output.history=", *[a for s in sets for a in ("--set", s)])
-        with open(report) as f:
-            r = json.load(f)
+        r = run_report(build, deck, P, sets, os.path.join(tmp, f"r{k}.json"))
         times.append(r["result"]["fom_time_s"] / max(r["result"]["fom_iterations"], 1))
     return statistics.median(times), r
 
@@ -79,12 +64,8 @@ def main():
                             sets += [f"comm.emulate.latency_us={net[0]}",
                                      f"comm.emulate.bandwidth_GBps={net[1]}"]
                         measured, report = measure(a.build, deck, P, sets, tmp, a.repeats)
-                        out = subprocess.run(
-                            [os.path.join(a.build, "perf", "predict"), deck, machine, "--ranks",
-                             str(P), "--features", str(report["problem"]["features"]),
-                             *[x for t in sets for x in ("--set", t)]],
-                            capture_output=True, text=True, check=True)
-                        predicted = json.loads(out.stdout)["step"]["total_s"]
+                        predicted = predict(a.build, deck, machine, P,
+                                            report["problem"]["features"], sets)["step"]["total_s"]
                         rows.append({"deck": name, "ranks": P, "s": s,
                                      "emulate": None if not net else f"{net[0]:g}us/{net[1]:g}GBps",
                                      "measured_s": measured, "predicted_s": predicted,

@@ -11,41 +11,13 @@ casgd_vs_sgd.json and casgd_vs_sgd.png (docs/performance_model.md, "Studies").
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from minisgd_runs import ROOT, machine_file, predict, run_report
+
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 PROBLEMS = ["higgs", "susy", "epsilon", "synth", "poisson-synth"]
 GPU_MACHINES = ["perlmutter-a100-slingshot", "h100-infiniband"]
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_mpi_yield_when_idle="1")
-for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # benchmark runs only
-    ENV.pop(var, None)
-
-
-def run(build, deck, P, sets, tmp):
-    report = os.path.join(tmp, "r.json")
-    cmd = ["mpirun", "--oversubscribe", "-np", str(P), os.path.join(build, "src", "minisgd"), deck,
-           "--set", f"output.report={report}", "--set", "output.history="]
-    for s in sets:
-        cmd += ["--set", s]
-    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"casgd_vs_sgd: {' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
-    with open(report) as f:
-        return json.load(f)
-
-
-def predict(build, deck, machine, P, features):
-    out = subprocess.run([os.path.join(build, "perf", "predict"), deck,
-                          os.path.join(ROOT, "perf", "machines", machine + ".yaml"),
-                          "--ranks", str(P), "--features", str(features)],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)["step"]["total_s"]
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -64,8 +36,8 @@ def main():
             for lat in a.latency_us:
                 net = [] if lat == 0 else [f"comm.emulate.latency_us={lat:g}",
                                            f"comm.emulate.bandwidth_GBps={a.bandwidth_GBps:g}"]
-                sgd = run(a.build, sgd_deck, a.ranks, net, tmp)
-                ca = run(a.build, ca_deck, a.ranks, net, tmp)
+                sgd = run_report(a.build, sgd_deck, a.ranks, net, os.path.join(tmp, "r.json"))
+                ca = run_report(a.build, ca_deck, a.ranks, net, os.path.join(tmp, "r.json"))
                 row = {"problem": prob, "ranks": a.ranks, "latency_us": lat,
                        "bandwidth_GBps": a.bandwidth_GBps if lat else None,
                        "sgd_train_s": sgd["result"]["train_time_s"],
@@ -79,8 +51,8 @@ def main():
                 for m in GPU_MACHINES:
                     for P in a.project_ranks:
                         row[f"projected_speedup_{m}_P{P}"] = (
-                            predict(a.build, sgd_deck, m, P, features) /
-                            predict(a.build, ca_deck, m, P, features))
+                            predict(a.build, sgd_deck, machine_file(m), P, features)["step"]["total_s"] /
+                            predict(a.build, ca_deck, machine_file(m), P, features)["step"]["total_s"])
                 rows.append(row)
                 print(f"{prob:14s} P={a.ranks} alpha={lat:5g} us  SGD {row['sgd_train_s']:.3f} s  "
                       f"CA-SGD {row['casgd_train_s']:.3f} s  speedup {row['speedup']:.2f}x  "

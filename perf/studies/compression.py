@@ -13,41 +13,13 @@ Writes compression.json and compression.png (docs/performance_model.md, "Studies
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from minisgd_runs import ROOT, machine_file, predict, run_report
+
 DECKS = os.path.join(ROOT, "input_decks", "compression")
 METHODS = ["none", "cast", "topk", "qsgd", "global-qsgd", "aps", "gtopk", "loco"]
 NETWORKS = {"1GbE": (50.0, 0.117, "gbe-cluster"), "100Gbps": (2.0, 12.5, "cpu-100g-cluster")}
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_mpi_yield_when_idle="1")
-for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # benchmark runs only
-    ENV.pop(var, None)
-
-
-def run(build, deck, P, sets, tmp):
-    report = os.path.join(tmp, "r.json")
-    cmd = ["mpirun", "--oversubscribe", "-np", str(P), os.path.join(build, "src", "minisgd"), deck,
-           "--set", f"output.report={report}", "--set", "output.history="]
-    for s in sets:
-        cmd += ["--set", s]
-    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"compression: {' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
-    with open(report) as f:
-        return json.load(f)
-
-
-def predict(build, deck, machine, P, features):
-    out = subprocess.run([os.path.join(build, "perf", "predict"), deck,
-                          os.path.join(ROOT, "perf", "machines", machine + ".yaml"),
-                          "--ranks", str(P), "--features", str(features)],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)["step"]["total_s"]
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -62,8 +34,8 @@ def main():
             for method in METHODS:
                 deck = os.path.join(DECKS, f"synth-{method}.yaml")
                 for P in a.ranks:
-                    r = run(a.build, deck, P, [f"comm.emulate.latency_us={lat:g}",
-                                               f"comm.emulate.bandwidth_GBps={bw:g}"], tmp)
+                    r = run_report(a.build, deck, P, [f"comm.emulate.latency_us={lat:g}",
+                                               f"comm.emulate.bandwidth_GBps={bw:g}"], os.path.join(tmp, "r.json"))
                     ttt = r["result"].get("time_to_target") or {}
                     rows.append({"network": net, "method": method, "ranks": P, "measured": True,
                                  "time_to_target_s": ttt.get("seconds"),
@@ -81,7 +53,7 @@ def main():
                     continue
                 features = r["problem"]["features"]
                 for P in a.project:
-                    step = predict(a.build, deck, machine, P, features)
+                    step = predict(a.build, deck, machine_file(machine), P, features)["step"]["total_s"]
                     rows.append({"network": net, "method": method, "ranks": P, "measured": False,
                                  "machine": machine,
                                  "time_to_target_s": step * last["iterations_to_target"]})

@@ -1,0 +1,41 @@
+"""Running minisgd and perf/predict from the perf scripts (studies, model_check.py)."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_mpi_yield_when_idle="1")
+for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # benchmark runs only
+    ENV.pop(var, None)
+
+
+def mpirun(P, *args):
+    """stdout of `mpirun -np P args`; exits with the command's stderr when it fails."""
+    cmd = ["mpirun", "--oversubscribe", "-np", str(P), *args]
+    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def run_report(build, deck, P, sets, report):
+    """Runs a deck at P ranks with --set overrides; returns its JSON report."""
+    mpirun(P, os.path.join(build, "src", "minisgd"), deck, "--set", f"output.report={report}",
+           "--set", "output.history=", *[a for s in sets for a in ("--set", s)])
+    with open(report) as f:
+        return json.load(f)
+
+
+def predict(build, deck, machine_file, P, features, sets=()):
+    """perf/predict's JSON for a deck on a machine file."""
+    out = subprocess.run([os.path.join(build, "perf", "predict"), deck, machine_file, "--ranks",
+                          str(P), "--features", str(features),
+                          *[a for s in sets for a in ("--set", s)]],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def machine_file(name):
+    return os.path.join(ROOT, "perf", "machines", name + ".yaml")
