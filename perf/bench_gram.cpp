@@ -8,28 +8,17 @@
 #include <KokkosBlas3_gemm.hpp>
 
 #include <algorithm>
-#include <random>
 #include <type_traits>
 
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/precision/storage_types.hpp"
+#include "support/fixtures.hpp"
 
 namespace {
 
 using namespace minisgd;
+using perf::random_rows;
 using precision::bf16;
-
-template <class T>
-Matrix<T> random_rows(std::int64_t rows, std::int64_t n) {
-  Matrix<T> Y("Y", rows, n);
-  auto h = Kokkos::create_mirror_view(Y);
-  std::mt19937 gen(1);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t k = 0; k < n; ++k) h(i, k) = precision::convert<T>(dist(gen));
-  Kokkos::deep_copy(Y, h);
-  return Y;
-}
 
 /// Best of five: an m × m × m fp32 GEMM through KokkosBlas (host BLAS), in flop/s.
 double sgemm_ceiling() {

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 
 #include "minisgd/comm/merge_plan.hpp"
@@ -21,36 +20,13 @@
 #include "minisgd/kernels/sgd_kernels.hpp"
 #include "minisgd/precision/storage_types.hpp"
 #include "support/ceilings.hpp"
+#include "support/fixtures.hpp"
 
 namespace {
 
 using namespace minisgd;
-
-template <class F>
-double best_seconds(int reps, F&& f) {  // best of reps, after one warm-up call
-  f();
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    fence();
-    Kokkos::Timer t;
-    f();
-    fence();
-    best = std::min(best, t.seconds());
-  }
-  return best;
-}
-
-template <class T>
-Matrix<T> random_rows(std::int64_t rows, std::int64_t n) {
-  Matrix<T> Y("Y", rows, n);
-  auto h = Kokkos::create_mirror_view(Y);
-  std::mt19937 gen(1);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t k = 0; k < n; ++k) h(i, k) = precision::convert<T>(dist(gen));
-  Kokkos::deep_copy(Y, h);
-  return Y;
-}
+using perf::best_seconds;
+using perf::random_rows;
 
 // Seconds per SGD step (fp32, logistic) on b rows of d columns, streaming batches from a matrix
 // far larger than the caches.
