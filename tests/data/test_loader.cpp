@@ -13,6 +13,7 @@
 #include "minisgd/data/generate.hpp"
 #include "minisgd/data/loader.hpp"
 #include "minisgd/data/raw_data.hpp"
+#include "minisgd/data/synthetic.hpp"
 #include "minisgd/data/text_loader.hpp"
 #include "support/test_support.hpp"
 
@@ -112,6 +113,77 @@ TEST(Generate, ShareIsTheSameAtEveryRankCount) {
       const auto mine64 = generate<double>(c, world);
       EXPECT_EQ(mismatches(mine64, generate<double>(c, self)), 0) << decomposition << " " << kind;
     }
+}
+
+// The documented distribution (docs/data.md): entries are levels in [-510, 510] (sums of four
+// uniform bytes, centred) times feature_scale / 147.8, so mean 0, variance feature_scale²,
+// no correlation between columns; labels follow the loss. 5-sigma bounds on 60 000 entries.
+TEST(Generate, EntriesAndLabelsFollowTheDocumentedDistribution) {
+  comm::MpiCommunicator self(MPI_COMM_SELF);
+  for (const std::string kind : {"synth", "linear-synth", "poisson-synth"}) {
+    Config c =
+        data_deck("{source: synthetic, synthetic: {kind: " + kind + ", rows: 6000, features: 10}}",
+                  "row", false);
+    c.model.loss = kind == "synth"          ? Loss::logistic
+                   : kind == "linear-synth" ? Loss::linear
+                                            : Loss::poisson;
+    const auto ds = generate<double>(c, self);
+    auto X = Kokkos::create_mirror_view_and_copy(HostSpace(), ds.X);
+    auto y = Kokkos::create_mirror_view_and_copy(HostSpace(), ds.y);
+    const double n = double(X.extent(0)), unit = 1.0 / 147.80054127;
+    double sum = 0, sq = 0, cross = 0, ysum = 0, ysq = 0, worst = 0;
+    for (std::size_t i = 0; i < X.extent(0); ++i) {
+      ysum += y(i);
+      ysq += y(i) * y(i);
+      for (std::size_t j = 0; j < X.extent(1); ++j) {
+        const double level = X(i, j) / unit;
+        worst = std::max(worst, std::abs(level - std::nearbyint(level)));
+        sum += X(i, j);
+        sq += X(i, j) * X(i, j);
+        if (j + 1 < X.extent(1)) cross += X(i, j) * X(i, j + 1);
+        EXPECT_LE(std::abs(X(i, j)), 510 * unit * (1 + 1e-6));
+      }
+    }
+    const double entries = n * double(X.extent(1));
+    EXPECT_LT(worst, 1e-3) << kind << ": entries are not multiples of the level unit";
+    EXPECT_NEAR(sum / entries, 0.0, 5 / std::sqrt(entries)) << kind;
+    EXPECT_NEAR(sq / entries, 1.0, 5 * std::sqrt(1.7 / entries)) << kind;
+    EXPECT_NEAR(cross / (entries - n), 0.0, 5 / std::sqrt(entries - n)) << kind;
+    const double mean = ysum / n, var = ysq / n - mean * mean;
+    if (kind == "synth") {  // ±1, balanced: the margins are symmetric about 0
+      EXPECT_DOUBLE_EQ(var + mean * mean, 1.0);
+      EXPECT_NEAR(mean, 0.0, 5 / std::sqrt(n));
+    } else if (kind == "linear-synth") {  // y = x·w* + noise: Var y = ‖w*‖² + noise²
+      const SyntheticShape shape = synthetic_shape(c.data.synthetic);
+      const SyntheticGenerator gen(c.run.seed, shape, c.data.synthetic.noise);
+      const double w_scale = shape.margin_std / std::sqrt(double(shape.features));
+      double expected = c.data.synthetic.noise * c.data.synthetic.noise;
+      for (std::int64_t j = 0; j < shape.features; ++j)
+        expected += std::pow(gen.true_weight(j) * w_scale / SyntheticGenerator::kWeightUnits, 2);
+      EXPECT_NEAR(mean, 0.0, 5 * std::sqrt(expected / n));
+      EXPECT_NEAR(var, expected, 5 * expected * std::sqrt(2 / n));
+    } else {  // counts with rate e^z, z of std 0.5: mean about e^(0.125)
+      EXPECT_NEAR(mean, std::exp(0.125), 0.1);
+    }
+  }
+}
+
+// Stored through the rounding of precision.data, the generated share is the fp64 one rounded.
+TEST(Generate, Bf16ShareIsTheRoundedFp64Share) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD);
+  Config c =
+      data_deck("{source: synthetic, synthetic: {kind: synth, rows: 600, features: 29}}", "column");
+  const auto wide = generate<double>(c, world);
+  c.precision.plan[precision::Knob::data] = precision::parse_format("bf16");
+  const auto narrow = generate<precision::bf16>(c, world);
+  auto X = Kokkos::create_mirror_view_and_copy(HostSpace(), wide.X);
+  auto B = Kokkos::create_mirror_view_and_copy(HostSpace(), narrow.X);
+  int bad = 0;
+  for (std::size_t i = 0; i < X.extent(0); ++i)
+    for (std::size_t j = 0; j < X.extent(1); ++j)
+      bad += precision::to_float(B(i, j)) !=
+             precision::to_float(precision::convert<precision::bf16>(X(i, j)));
+  EXPECT_EQ(bad, 0);
 }
 
 TEST(Generate, RefusesAProblemTooLargeForMemoryUpFront) {

@@ -4,6 +4,7 @@
 #include "minisgd/data/generate.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "minisgd/comm/view_collectives.hpp"
 #include "minisgd/core/errors.hpp"
@@ -15,31 +16,55 @@ namespace {
 
 constexpr std::int64_t kChunkRows = 1 << 20;  // bounds the margin buffer: 8 MiB
 
-/// The features of rows [begin, end) of the share and their partial margins (fixed point).
+/// True when storing a generated value (a float) as T needs no rounding: then the columns
+/// loop is a plain vectorisable store.
+template <class T>
+bool stores_exactly(const DataStore<T>& store) {
+  const precision::Format f = store.round.format;
+  return (std::is_same_v<T, float> || std::is_same_v<T, double>)&&(f == precision::Format::fp32 ||
+                                                                   f == precision::Format::fp64);
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T exact_value(float x) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return T(x);
+  } else {
+    return precision::convert<T>(x);  // not reached: stores_exactly is false for T
+  }
+}
+
+/// The features of rows [begin, end) of the share and their partial margins Σ level·W.
 template <class T>
 void fill_rows(const Dataset<T>& ds, const SyntheticGenerator& gen, const DataStore<T>& store,
                bool intercept, std::int64_t begin, std::int64_t end,
-               const Kokkos::View<const double*, MemSpace>& w,
+               const Kokkos::View<const std::int32_t*, MemSpace>& w,
                const Kokkos::View<std::int64_t*, MemSpace>& margin) {
   const Partition p = ds.part;  // a copy: the kernel reads it
   const auto X = ds.X;
   const std::int64_t d = ds.features, c0 = p.col_begin(), c1 = p.col_end();
   const std::int64_t last = std::min(c1, d);  // generated columns: [c0, last)
+  const bool exact = stores_exactly(store);
   // Local row l is position p.position(l); synthetic rows are i.i.d., so position q is row q
   // and no shuffle is needed.
   Kokkos::parallel_for(
       "minisgd::generate_rows", Kokkos::RangePolicy<ExecSpace>(begin, end),
       KOKKOS_LAMBDA(const std::int64_t l) {
         const std::int64_t r = p.position(l);
+        const std::uint64_t key = gen.row_key(r);
+        T* const row = X.data() + l * X.stride_0();
         std::int64_t z = 0;
-        for (std::int64_t k = c0 / 4; 4 * k < last; ++k) {
-          double x[4];
-          gen.feature_block(r, k, x);
-          for (int i = 0; i < 4; ++i) {
-            const std::int64_t j = 4 * k + i;
-            if (j < c0 || j >= last) continue;
-            X(l, j - c0) = store(x[i], r, j);
-            z += SyntheticGenerator::fixed(x[i] * w(j));
+        if (exact) {
+          for (std::int64_t j = c0; j < last; ++j) {
+            const std::int32_t q = SyntheticGenerator::level(key, j);
+            row[j - c0] = exact_value<T>(gen.value(q));
+            z += std::int64_t(q * w(j));
+          }
+        } else {
+          for (std::int64_t j = c0; j < last; ++j) {
+            const std::int32_t q = SyntheticGenerator::level(key, j);
+            row[j - c0] = store(gen.value(q), r, j);
+            z += std::int64_t(q * w(j));
           }
         }
         if (intercept && d >= c0 && d < c1) X(l, d - c0) = store(1.0, r, d);
@@ -77,12 +102,12 @@ Dataset<T> generate(const Config& c, comm::Communicator& comm) {
   ds.description = std::string(to_string(c.data.synthetic.kind)) + " (" +
                    std::to_string(shape.rows) + " x " + std::to_string(d) + ")";
   ensure_share_fits(ds.part, sizeof(T), "data.synthetic", comm);
-  allocate_share(ds);
+  allocate_share(ds, false);  // every element is generated
 
-  Kokkos::View<double*, MemSpace> w("w*", d);
-  Kokkos::parallel_for(
-      "minisgd::true_weights", Kokkos::RangePolicy<ExecSpace>(0, d),
-      KOKKOS_LAMBDA(const std::int64_t j) { w(j) = gen.true_weight(j); });
+  Kokkos::View<std::int32_t*, MemSpace> w("w*", d);
+  const auto w_host = Kokkos::create_mirror_view(w);
+  for (std::int64_t j = 0; j < d; ++j) w_host(j) = gen.true_weight(j);
+  Kokkos::deep_copy(w, w_host);
   const std::int64_t m = ds.part.local_rows();
   Kokkos::View<std::int64_t*, MemSpace> margin("margins", std::min(m, kChunkRows));
   const DataStore<T> store = data_store<T>(c, cols);

@@ -57,11 +57,18 @@ void ensure_share_fits(const Partition& p, std::size_t element_bytes, const std:
 /// lowest such rank's message (so no rank is left waiting in a later collective).
 void agree_on_error(comm::Communicator& comm, const std::string& error);
 
-/// Allocates this rank's X and y (after ensure_share_fits).
+/// Allocates this rank's X and y (after ensure_share_fits), zeroed unless the caller writes
+/// every element itself (`zeroed` false saves a pass over the share).
 template <class T>
-void allocate_share(Dataset<T>& ds) {
-  ds.X = Matrix<T>("X", ds.part.local_rows(), ds.part.local_cols());
-  ds.y = Vector<double>("y", ds.part.local_rows());
+void allocate_share(Dataset<T>& ds, bool zeroed = true) {
+  const std::int64_t m = ds.part.local_rows(), n = ds.part.local_cols();
+  if (zeroed) {
+    ds.X = Matrix<T>("X", m, n);
+    ds.y = Vector<double>("y", m);
+  } else {
+    ds.X = Matrix<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "X"), m, n);
+    ds.y = Vector<double>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y"), m);
+  }
 }
 
 }  // namespace minisgd

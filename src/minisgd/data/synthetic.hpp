@@ -1,10 +1,11 @@
 #pragma once
-// Synthetic GLM problems generated from a counter-based RNG keyed by (seed, global row,
-// column block), so any rank can generate any entry and the data never depends on P.
-// Every entry is drawn once: one Philox4x32 call gives the four features of a block of four
-// columns (two Box-Muller pairs in float), and a row's label follows from its margin x·w*,
-// summed in fixed point so that partial margins of a column decomposition add up to the
-// same integer, hence the same label, at every P.
+// Synthetic GLM problems generated from counter-based hashes keyed by (seed, global row,
+// column), so any rank can generate any entry and the data never depends on P. Every entry is
+// drawn once and costs a few integer operations (no transcendental function): it is the sum of
+// four independent uniform bytes of one 32-bit hash (Irwin-Hall, a bounded bell curve),
+// centred and scaled to variance feature_scale². The true weights w* are multiples of
+// w_scale·2^-16, so a row's margin x·w* is an exact integer sum: the partial margins of a
+// column decomposition add up to the same integer, hence the same label, at every P.
 #include <Random123/philox.h>
 
 #include <cmath>
@@ -20,7 +21,7 @@ struct SyntheticShape {
   std::int64_t rows;
   std::int64_t features;
   Loss loss;             // the loss the labels are drawn for
-  double feature_scale;  // x_ij ~ N(0, scale²)
+  double feature_scale;  // std of x_ij
   double margin_std;     // std of x·w*
 };
 
@@ -29,50 +30,67 @@ SyntheticShape synthetic_shape(const SyntheticConfig& c);
 
 class SyntheticGenerator {
  public:
-  /// Margins are summed as integers in units of 2^-40: |x·w*| < 2^23 cannot overflow.
-  static constexpr double kFixedScale = 1099511627776.0;
+  /// An entry is level(..)·unit(); levels are integers in [-510, 510] with variance 21845.
+  static constexpr double kLevelStd = 147.80054127;  // sqrt(4 · (256² - 1) / 12)
+  static constexpr double kWeightUnits = 65536.0;    // w*_j = w_scale · W_j / 2^16
+  static constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 
   SyntheticGenerator(std::uint64_t seed, const SyntheticShape& shape, double noise)
       : seed_(seed),
+        row_seed_(mix64(seed ^ 0x5851F42D4C957F2Dull)),
         shape_(shape),
         noise_(noise),
         // ‖w*‖ ≈ sqrt(d)·w_scale, so x·w* has std ≈ margin_std.
-        w_scale_(shape.margin_std / (shape.feature_scale * std::sqrt(double(shape.features)))) {}
+        w_scale_(shape.margin_std / (shape.feature_scale * std::sqrt(double(shape.features)))),
+        unit_(float(shape.feature_scale / kLevelStd)),
+        margin_unit_(double(unit_) * w_scale_ / kWeightUnits) {}
 
-  /// Features of columns 4k .. 4k+3 of `row` (columns ≥ d are drawn too and ignored).
-  KOKKOS_INLINE_FUNCTION void feature_block(std::int64_t row, std::int64_t k, double out[4]) const {
-    const auto r = draw(row, k, 0);
-    const float s = float(shape_.feature_scale);
-    normal_pair(r[0], r[1], s, out[0], out[1]);
-    normal_pair(r[2], r[3], s, out[2], out[3]);
+  /// The 64-bit key of a row: its entries, label and noise all derive from it.
+  KOKKOS_INLINE_FUNCTION std::uint64_t row_key(std::int64_t row) const {
+    return mix64(row_seed_ + kGolden * (std::uint64_t(row) + 1));
   }
-  KOKKOS_INLINE_FUNCTION double true_weight(std::int64_t col) const {
-    const auto r = draw(-1, col, 1);
+  /// The integer level of entry (row, col) of the row with key `key`.
+  KOKKOS_INLINE_FUNCTION static std::int32_t level(std::uint64_t key, std::int64_t col) {
+    // A Weyl sequence with the row's own odd step, then a bijective mixer.
+    const std::uint32_t h =
+        fmix32(std::uint32_t(key) + std::uint32_t(col) * (std::uint32_t(key >> 32) | 1u));
+    const std::uint32_t pairs = (h & 0x00FF00FFu) + ((h >> 8) & 0x00FF00FFu);  // SWAR byte sums
+    return std::int32_t((pairs & 0xFFFFu) + (pairs >> 16)) - 510;
+  }
+  /// The value of an entry of level q (a float, stored exactly by fp32 and fp64).
+  KOKKOS_INLINE_FUNCTION float value(std::int32_t q) const { return float(q) * unit_; }
+  /// W_j, the true weight of a column in units of w_scale·2^-16 (|W_j| < 2^19).
+  std::int32_t true_weight(std::int64_t col) const {
+    r123::Philox4x32 rng;
+    const r123::Philox4x32::ctr_type ctr = {{std::uint32_t(col), std::uint32_t(col >> 32), 1, 1}};
+    const r123::Philox4x32::key_type k = {{std::uint32_t(seed_), std::uint32_t(seed_ >> 32)}};
+    const auto r = rng(ctr, k);
     const double u1 = (double(r[0]) + 0.5) * 2.3283064365386963e-10;
     const double u2 = (double(r[1]) + 0.5) * 2.3283064365386963e-10;
-    return w_scale_ * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    return std::int32_t(std::lrint(kWeightUnits * std::sqrt(-2.0 * std::log(u1)) *
+                                   std::cos(6.283185307179586 * u2)));
   }
-  /// x·w_j in fixed point; summing these over the columns in any grouping gives one integer.
-  KOKKOS_INLINE_FUNCTION static std::int64_t fixed(double xw) {
-    return std::int64_t(llrint(xw * kFixedScale));
-  }
-  /// The label of `row` from its margin (the fixed-point sum over every column).
-  KOKKOS_INLINE_FUNCTION double label(std::int64_t row, std::int64_t margin_fixed) const {
-    const double z = double(margin_fixed) / kFixedScale;
+  /// The label of `row` from its margin Σ level·W over every column (an exact integer).
+  KOKKOS_INLINE_FUNCTION double label(std::int64_t row, std::int64_t margin) const {
+    const double z = double(margin) * margin_unit_;
+    const std::uint64_t key = mix64(row_key(row) ^ 0xA0761D6478BD642Full);
     switch (shape_.loss) {
-      case Loss::logistic: return uniform(row, 0) < 1.0 / (1.0 + exp(-z)) ? 1.0 : -1.0;
-      case Loss::linear: {
-        const auto r = draw(row, -1, 2);
-        double a, b;
-        normal_pair(r[0], r[1], 1.0f, a, b);
-        return z + noise_ * a;
+      case Loss::logistic: return uniform(key) < 1.0 / (1.0 + exp(-z)) ? 1.0 : -1.0;
+      case Loss::linear: {  // one Box-Muller normal for the noise
+        const double u1 = uniform(key), u2 = uniform(mix64(key));
+        return z + noise_ * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
       }
       case Loss::poisson: {
         // Knuth's product of uniforms; rates e^z stay small (margin_std 0.5).
         const double limit = exp(-exp(z));
-        double prod = uniform(row, 0);
+        std::uint64_t k64 = key;
+        double prod = uniform(k64);
         int k = 0;
-        while (prod > limit && k < 1000) prod *= uniform(row, ++k);
+        while (prod > limit && k < 1000) {
+          k64 = mix64(k64 + kGolden);
+          prod *= uniform(k64);
+          ++k;
+        }
         return double(k);
       }
     }
@@ -80,32 +98,31 @@ class SyntheticGenerator {
   }
 
  private:
-  KOKKOS_INLINE_FUNCTION r123::Philox4x32::ctr_type draw(std::int64_t a, std::int64_t b,
-                                                         std::uint32_t stream) const {
-    r123::Philox4x32 rng;
-    const r123::Philox4x32::key_type key = {{std::uint32_t(seed_), std::uint32_t(seed_ >> 32)}};
-    const r123::Philox4x32::ctr_type ctr = {
-        {std::uint32_t(a), std::uint32_t(std::uint64_t(a) >> 32), std::uint32_t(b), stream}};
-    return rng(ctr, key);
+  // SplitMix64's output function and MurmurHash3's 32-bit finaliser: bijective mixers.
+  KOKKOS_INLINE_FUNCTION static std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
   }
-  // Box-Muller in float on 2 × 32 random bits: two independent N(0, s²) values.
-  KOKKOS_INLINE_FUNCTION static void normal_pair(std::uint32_t a, std::uint32_t b, float s,
-                                                 double& x, double& y) {
-    const float u1 = (float(a >> 8) + 0.5f) * 5.9604645e-08f;  // (0, 1), 24 bits
-    const float u2 = float(b >> 8) * 3.7450702e-07f;           // 2π · [0, 1)
-    const float radius = s * sqrtf(-2.0f * logf(u1));
-    x = double(radius * cosf(u2));
-    y = double(radius * sinf(u2));
+  KOKKOS_INLINE_FUNCTION static std::uint32_t fmix32(std::uint32_t h) {
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    return h ^ (h >> 16);
   }
-  KOKKOS_INLINE_FUNCTION double uniform(std::int64_t row, int k) const {
-    const auto r = draw(row, k, 3);
-    return (double(r[0]) + 0.5) * 2.3283064365386963e-10;
+  // (0, 1) from the top 53 bits.
+  KOKKOS_INLINE_FUNCTION static double uniform(std::uint64_t bits) {
+    return (double(bits >> 11) + 0.5) * 1.1102230246251565e-16;
   }
 
-  std::uint64_t seed_;
+  std::uint64_t seed_;      // keys the true weights (Philox)
+  std::uint64_t row_seed_;  // SplitMix64 state of row 0
   SyntheticShape shape_;
   double noise_;
   double w_scale_;
+  float unit_;
+  double margin_unit_;
 };
 
 }  // namespace minisgd
