@@ -9,6 +9,8 @@
 // on a machine shared with other jobs).
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
+
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
 #include "support/ceilings.hpp"
@@ -27,7 +29,13 @@ void BM_SgdStep(benchmark::State& state) {
   Kokkos::parallel_for(
       "bench::fill", Kokkos::RangePolicy<ExecSpace>(0, batches * b),
       KOKKOS_LAMBDA(const std::int64_t i) {
-        y(i) = (i % 3 == 0) ? (L == Loss::logistic ? -1.0 : 0.0) : 1.0;
+        // Labels in a pseudo-random order (splitmix64's mix of the row), as in real data: a
+        // regular pattern would let the branch predictor learn the signs of the margins.
+        std::uint64_t h = std::uint64_t(i) + 0x9E3779B97F4A7C15ull;
+        h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+        h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+        const bool negative = ((h ^ (h >> 31)) & 1) != 0;
+        y(i) = negative ? (L == Loss::logistic ? -1.0 : 0.0) : 1.0;
         for (std::int64_t c = 0; c < d; ++c)
           X(i, c) = precision::convert<S>(double((i * 7 + c * 13) % 17) / (17.0 * double(d)));
       });
