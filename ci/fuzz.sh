@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_deck fuzz_libsvm)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_deck fuzz_libsvm fuzz_binary)
 out=build/fuzz
 mkdir -p "$out"
 cxx=${FUZZ_CXX:-clang++-14}
@@ -23,6 +23,7 @@ libs=(-lyaml-cpp ${mpi_lib:+-L$mpi_lib} -lmpi)
 sources_fuzz_deck=(src/minisgd/config/deck.cpp src/minisgd/config/deck_reader.cpp
                    src/minisgd/precision/plan.cpp)
 sources_fuzz_libsvm=(src/minisgd/data/libsvm.cpp)
+sources_fuzz_binary=(src/minisgd/data/binary_format.cpp src/minisgd/data/line_blocks.cpp)
 
 for t in "${targets[@]}"; do
   var="sources_${t}[@]"

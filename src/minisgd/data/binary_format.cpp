@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "minisgd/precision/storage_types.hpp"
+
 namespace minisgd {
 namespace {
 
@@ -41,7 +43,10 @@ std::uint64_t checksum(const void* data, std::size_t n, std::uint64_t seed) {
 BinaryLayout layout_of(const BinaryHeader& h) {
   BinaryLayout l{};
   l.row_bytes = std::uint64_t(h.features) * h.element_bytes;
-  l.blocks = h.block_rows > 0 ? std::uint64_t((h.rows + h.block_rows - 1) / h.block_rows) : 0;
+  // Unsigned: a forged header wraps here instead of overflowing (read_header refuses it).
+  l.blocks = h.rows > 0 && h.block_rows > 0
+                 ? (std::uint64_t(h.rows) - 1) / std::uint64_t(h.block_rows) + 1
+                 : 0;
   l.table_at = sizeof(BinaryHeader);
   l.labels_at = l.table_at + 8 * l.blocks;
   l.matrix_at = l.labels_at + 8 * std::uint64_t(h.rows);
@@ -75,16 +80,75 @@ std::string read_header(const InputFile& f, BinaryHeader& h) {
   if (checksum(&h, offsetof(BinaryHeader, header_checksum)) != h.header_checksum)
     return "header fails its checksum: the file is corrupt";
   h.container[sizeof h.container - 1] = h.format[sizeof h.format - 1] = '\0';
+  const std::string ct = h.container;
+  const std::uint32_t bytes = ct == "fp64"                   ? 8
+                              : ct == "fp32"                 ? 4
+                              : ct == "bf16" || ct == "fp16" ? 2
+                                                             : 0;
+  if (bytes == 0) return "unknown element type '" + ct + "'";
+  if (h.element_bytes != bytes)
+    return "header gives " + ct + " elements " + std::to_string(h.element_bytes) + " bytes";
   if (h.rows < 1 || h.features < 1 || h.block_rows < 1) return "header has an empty shape";
+  // The size the shape implies, in 128 bits: a forged shape cannot wrap around to the file's
+  // size, so every count below is bounded by the file's size before it sizes a buffer.
+  using u128 = unsigned __int128;
+  const u128 rows = u128(h.rows), blocks = (rows + u128(h.block_rows) - 1) / u128(h.block_rows);
+  const u128 row_bytes = u128(h.features) * bytes;
+  const u128 total = sizeof(BinaryHeader) + 8 * blocks + rows * (8 + row_bytes);
+  if (total != f.size())
+    return "is " + std::to_string(f.size()) + " bytes, its header's shape (" +
+           std::to_string(h.rows) + " x " + std::to_string(h.features) + ") needs " +
+           (total >> 64 ? std::string("more than 2^64") : std::to_string(std::uint64_t(total))) +
+           (u128(f.size()) < total ? ": truncated" : ": damaged");
+  if (h.block_rows > 1 && std::min(rows, u128(h.block_rows)) * (8 + row_bytes) > kMaxBlockBytes)
+    return "header has checksum blocks of " + std::to_string(h.block_rows) +
+           " rows, more than the " + std::to_string(kMaxBlockBytes >> 20) + " MiB a reader buffers";
   const BinaryLayout l = layout_of(h);
-  if (f.size() != l.total)
-    return "is " + std::to_string(f.size()) + " bytes, its header says " + std::to_string(l.total) +
-           (f.size() < l.total ? ": truncated" : ": damaged");
   std::vector<std::uint64_t> table(l.blocks);
   f.read_at(l.table_at, table.data(), 8 * l.blocks);
   if (checksum(table.data(), 8 * l.blocks) != h.table_checksum)
     return "block table fails its checksum: the file is corrupt";
   return {};
+}
+
+std::string read_block(const InputFile& f, const BinaryHeader& h, std::uint64_t b,
+                       std::uint64_t expected, std::vector<char>& buf) {
+  const BinaryLayout l = layout_of(h);
+  const std::int64_t r0 = std::int64_t(b) * h.block_rows;
+  const std::int64_t n = std::min(h.block_rows, h.rows - r0);
+  buf.resize(std::size_t(n) * (8 + l.row_bytes));
+  char* labels = buf.data();
+  char* rows = buf.data() + 8 * n;
+  const std::size_t got =
+      f.read_at(l.labels_at + 8 * std::uint64_t(r0), labels, 8 * std::size_t(n)) +
+      f.read_at(l.matrix_at + l.row_bytes * std::uint64_t(r0), rows, l.row_bytes * std::size_t(n));
+  const std::uint64_t sum =
+      checksum(rows, l.row_bytes * std::size_t(n), checksum(labels, 8 * std::size_t(n)));
+  if (got != buf.size() || sum != expected)
+    return f.path() + ": rows " + std::to_string(r0 + 1) + "-" + std::to_string(r0 + n) +
+           " fail their checksum: the file is corrupt";
+  return {};
+}
+
+double stored_element(const char* row, std::int64_t k, const BinaryHeader& h) {
+  switch (h.element_bytes) {
+    case 8: {
+      double v;
+      std::memcpy(&v, row + 8 * k, 8);
+      return v;
+    }
+    case 4: {
+      float v;
+      std::memcpy(&v, row + 4 * k, 4);
+      return v;
+    }
+    default: {
+      std::uint16_t bits;
+      std::memcpy(&bits, row + 2 * k, 2);
+      return h.container[0] == 'b' ? precision::to_double(precision::bf16{bits})
+                                   : precision::to_double(precision::fp16{bits});
+    }
+  }
 }
 
 bool file_stamp(const std::string& path, std::uint64_t& bytes, std::int64_t& mtime_ns) {

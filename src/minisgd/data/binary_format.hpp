@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "minisgd/data/line_blocks.hpp"
 
@@ -43,9 +44,23 @@ BinaryLayout layout_of(const BinaryHeader& h);
 BinaryHeader make_header(std::int64_t rows, std::int64_t features, const std::string& container,
                          std::size_t element_bytes, const std::string& format);
 
-/// Reads and checks the header (magic, version, checksums, size against the file's).
-/// Returns "" or why the file cannot be used.
+/// Reads and checks the header (magic, version, checksum, element type, the size the shape
+/// implies against the file's, computed without overflow before anything is sized by it, a
+/// block size a reader can buffer) and the block table's checksum. Returns "" or why the
+/// file cannot be used.
 std::string read_header(const InputFile& f, BinaryHeader& h);
+
+/// The most bytes (labels and rows) of a block with more than one row: a reader buffers one.
+constexpr std::uint64_t kMaxBlockBytes = std::uint64_t(64) << 20;
+
+/// Reads block b (labels, then rows: 8 + row_bytes per row) of a file whose header passed
+/// read_header into `buf` and checks it against its table checksum `expected`. Returns ""
+/// or why not, naming the rows.
+std::string read_block(const InputFile& f, const BinaryHeader& h, std::uint64_t b,
+                       std::uint64_t expected, std::vector<char>& buf);
+
+/// Element k of a stored row, as a double (the container is one read_header accepted).
+double stored_element(const char* row, std::int64_t k, const BinaryHeader& h);
 
 /// Size and modification time (ns) of a file, for the staleness of a cache.
 bool file_stamp(const std::string& path, std::uint64_t& bytes, std::int64_t& mtime_ns);

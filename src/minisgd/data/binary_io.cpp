@@ -33,54 +33,29 @@ const char* container_name<precision::fp16>() {
 
 namespace {
 
-/// Decodes element k of a row stored as `container` (checked by read_header's caller).
-double element(const char* row, std::int64_t k, const std::string& container) {
-  if (container == "fp64") {
-    double v;
-    std::memcpy(&v, row + 8 * k, 8);
-    return v;
-  }
-  if (container == "fp32") {
-    float v;
-    std::memcpy(&v, row + 4 * k, 4);
-    return v;
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, row + 2 * k, 2);
-  if (container == "bf16") return precision::to_double(precision::bf16{bits});
-  return precision::to_double(precision::fp16{bits});
-}
-
 /// Reads block b (labels and rows), checks it, and routes its rows; returns "" or why not.
 template <class T>
 std::string route_block(const Config& c, const InputFile& f, const BinaryHeader& h, std::uint64_t b,
                         std::uint64_t expected, std::vector<char>& buf, RowRouter<T>& router,
                         LoadStats& stats) {
-  const BinaryLayout l = layout_of(h);
+  const std::string why = read_block(f, h, b, expected, buf);
+  stats.bytes_read += buf.size();
+  if (!why.empty()) return why;
   const std::int64_t r0 = std::int64_t(b) * h.block_rows;
   const std::int64_t n = std::min(h.block_rows, h.rows - r0);
-  buf.resize(std::size_t(n) * (8 + l.row_bytes));
-  char* labels = buf.data();
-  char* rows = buf.data() + 8 * n;
-  f.read_at(l.labels_at + 8 * std::uint64_t(r0), labels, 8 * std::size_t(n));
-  f.read_at(l.matrix_at + l.row_bytes * std::uint64_t(r0), rows, l.row_bytes * std::size_t(n));
-  stats.bytes_read += buf.size();
-  const std::uint64_t sum =
-      checksum(rows, l.row_bytes * std::size_t(n), checksum(labels, 8 * std::size_t(n)));
-  if (sum != expected)
-    return f.path() + ": rows " + std::to_string(r0 + 1) + "-" + std::to_string(r0 + n) +
-           " fail their checksum: the file is corrupt";
+  const char* labels = buf.data();
+  const char* rows = buf.data() + 8 * n;
+  const std::uint64_t row_bytes = layout_of(h).row_bytes;
   std::vector<std::int64_t> cols(static_cast<std::size_t>(h.features));
   std::vector<double> vals(static_cast<std::size_t>(h.features));
   for (std::int64_t j = 0; j < h.features; ++j) cols[std::size_t(j)] = j;
   for (std::int64_t i = 0; i < n; ++i) {
     double y, label;
     std::memcpy(&y, labels + 8 * i, 8);
-    const std::string why = checked_label(c.model.loss, y, label);
-    if (!why.empty()) return f.path() + ": row " + std::to_string(r0 + i + 1) + ": " + why;
-    const char* row = rows + std::size_t(i) * l.row_bytes;
-    for (std::int64_t j = 0; j < h.features; ++j)
-      vals[std::size_t(j)] = element(row, j, h.container);
+    const std::string bad = checked_label(c.model.loss, y, label);
+    if (!bad.empty()) return f.path() + ": row " + std::to_string(r0 + i + 1) + ": " + bad;
+    const char* row = rows + std::size_t(i) * row_bytes;
+    for (std::int64_t j = 0; j < h.features; ++j) vals[std::size_t(j)] = stored_element(row, j, h);
     router.add(r0 + i, label, cols.data(), vals.data(), h.features);
   }
   return {};
@@ -98,9 +73,6 @@ Dataset<T> load_binary(const Config& c, const std::string& path, bool training,
   try {
     f = std::make_unique<InputFile>(path);
     error = read_header(*f, h);
-    const std::string ct = h.container;
-    if (error.empty() && ct != "fp64" && ct != "fp32" && ct != "bf16" && ct != "fp16")
-      error = "unknown element type '" + ct + "'";
     if (error.empty() && features > 0 && h.features != features)
       error =
           "has " + std::to_string(h.features) + " features, the model " + std::to_string(features);

@@ -13,13 +13,6 @@ struct RowHeader {
   std::int64_t n;
 };
 
-template <class V>
-void append(std::vector<char>& out, const V* v, std::size_t count) {
-  const std::size_t at = out.size();
-  out.resize(at + count * sizeof(V));
-  std::memcpy(out.data() + at, v, count * sizeof(V));
-}
-
 }  // namespace
 
 template <class T>
@@ -64,23 +57,18 @@ void RowRouter<T>::pack(int dest, std::int64_t local, std::int64_t row, double l
   const RowHeader h{local, label, std::int64_t(e - b) + (with_one ? 1 : 0)};
   std::vector<char>& out = out_[std::size_t(dest)];
   const std::size_t before = out.size();
-  append(out, &h, 1);
-  for (const std::int64_t* k = b; k < e; ++k) {
-    const std::int32_t j = std::int32_t(*k - c0);
-    append(out, &j, 1);
-  }
-  if (with_one) {
-    const std::int32_t j = std::int32_t(d - c0);
-    append(out, &j, 1);
-  }
-  for (const std::int64_t* k = b; k < e; ++k) {
-    const T v = store_(val[k - col], row, *k);
-    append(out, &v, 1);
-  }
-  if (with_one) {
-    const T one = store_(1.0, row, d);
-    append(out, &one, 1);
-  }
+  // One resize per row (not per value): growing a vector value-initialises what it adds.
+  out.resize(before + sizeof h + std::size_t(h.n) * (sizeof(std::int32_t) + sizeof(T)));
+  char* at = out.data() + before;
+  const auto put = [&at](const auto& v) {
+    std::memcpy(at, &v, sizeof v);
+    at += sizeof v;
+  };
+  put(h);
+  for (const std::int64_t* k = b; k < e; ++k) put(std::int32_t(*k - c0));
+  if (with_one) put(std::int32_t(d - c0));
+  for (const std::int64_t* k = b; k < e; ++k) put(store_(val[k - col], row, *k));
+  if (with_one) put(store_(1.0, row, d));
   buffered_ += out.size() - before;
 }
 
