@@ -122,6 +122,8 @@ TEST(Deck, EveryClosedChoiceReadsEachNameOfItsTable) {
                                      [](C c) { return c.data.source; });
   expect_every_name_read<Fallback>("data: {fallback: @}", "data.fallback",
                                    [](C c) { return c.data.fallback; });
+  expect_every_name_read<Standardize>("data: {standardize: @}", "data.standardize",
+                                      [](C c) { return c.data.standardize; });
   expect_every_name_read<SyntheticKind>("data: {synthetic: {kind: @}}", "data.synthetic.kind",
                                         [](C c) { return c.data.synthetic.kind; });
   expect_every_name_read<Loss>("model: {loss: @}", "model.loss", [](C c) { return c.model.loss; });

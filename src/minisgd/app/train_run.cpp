@@ -62,7 +62,7 @@ void set_up(const Config& c, comm::MpiCommunicator& world, std::ostream& out, st
   collectively(world, err, [&] {
     auto t = s.timers.scope("load");
     s.data = load_training_data<S>(c, world, s.load);
-    if (!c.data.test_path.empty()) s.test = load_test_data<S>(c, world, s.data.features, s.load);
+    if (!c.data.test_path.empty()) s.test = load_test_data<S>(c, world, s.data, s.load);
   });
   if (world.rank() == 0) print_problem(c, s.data.part, s.data.description, world.size(), out);
   // Set-up a precision plan needs (casts, packing, scaling) counts in the time to target.

@@ -38,6 +38,15 @@ constexpr NameTable<Fallback, 2> names(Fallback) {
   return {{{Fallback::none, "none"}, {Fallback::stand_in, "stand-in"}}};
 }
 
+/// data.standardize: none, scale (x/σ: zeros stay zeros) or standard ((x − μ)/σ), with
+/// μ and σ of each column over the training rows (data/standardize.hpp).
+enum class Standardize { none, scale, standard };
+constexpr NameTable<Standardize, 3> names(Standardize) {
+  return {{{Standardize::none, "none"},
+           {Standardize::scale, "scale"},
+           {Standardize::standard, "standard"}}};
+}
+
 /// data.synthetic.kind: a generator of its own (synth, linear-synth, poisson-synth) or a
 /// stand-in of a real data set's shape (*-like).
 enum class SyntheticKind {
@@ -111,6 +120,7 @@ struct DataConfig {
   SyntheticConfig synthetic;
   bool shuffle = true;
   bool cache = true;  // write/reuse a binary cache next to a LIBSVM file
+  Standardize standardize = Standardize::none;
 };
 
 struct ModelConfig {

@@ -36,6 +36,7 @@ void read_data(DeckSection s, DataConfig& c) {
   c.test_path = s.text("test_path", "");
   c.shuffle = s.flag("shuffle", c.shuffle);
   c.cache = s.flag("cache", c.cache);
+  c.standardize = s.choice("standardize", c.standardize);
   DeckSection syn = s.section("synthetic");
   c.synthetic.kind = syn.choice("kind", c.synthetic.kind);
   c.synthetic.rows = syn.integer("rows", 0, 0);

@@ -7,6 +7,14 @@
 
 namespace minisgd {
 
+/// data.standardize's transform of this rank's columns, x ← (x − shift(j))·factor(j)
+/// (data/standardize.hpp). Empty views: none.
+struct ColumnScaling {
+  Vector<double> shift;
+  Vector<double> factor;
+  bool empty() const { return factor.extent(0) == 0; }
+};
+
 /// The rows and columns one rank holds, in shuffled order (see partition.hpp), stored as T.
 template <class T>
 struct Dataset {
@@ -15,6 +23,7 @@ struct Dataset {
   Partition part;
   std::int64_t features = 0;  // d of the data, without the intercept column
   std::string description;
+  ColumnScaling scaling;  // applied to X: the training set's statistics (empty: none)
 
   std::size_t matrix_bytes() const { return X.span() * sizeof(T); }
 };

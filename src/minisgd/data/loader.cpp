@@ -10,6 +10,7 @@
 #include "minisgd/data/binary_io.hpp"
 #include "minisgd/data/generate.hpp"
 #include "minisgd/data/share.hpp"
+#include "minisgd/data/standardize.hpp"
 #include "minisgd/data/synthetic.hpp"
 #include "minisgd/data/text_loader.hpp"
 
@@ -102,6 +103,9 @@ Dataset<T> load_training_data(const Config& c, comm::Communicator& comm, LoadSta
   } else {
     ds = read_file<T>(c, c.data.path, true, c.data.features, comm, stats);
   }
+  ds.scaling = column_scaling(c, ds, comm);
+  apply_scaling(c, ds.scaling, ds);
+  if (!ds.scaling.empty()) ds.description += std::string(", ") + to_string(c.data.standardize);
   stats.cpu_seconds += process_cpu_seconds() - cpu0;
   stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats.matrix_bytes += ds.matrix_bytes() + ds.y.span() * sizeof(double);
@@ -109,20 +113,22 @@ Dataset<T> load_training_data(const Config& c, comm::Communicator& comm, LoadSta
 }
 
 template <class T>
-Dataset<T> load_test_data(const Config& c, comm::Communicator& comm, std::int64_t features,
+Dataset<T> load_test_data(const Config& c, comm::Communicator& comm, const Dataset<T>& training,
                           LoadStats& stats) {
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = process_cpu_seconds();
-  Dataset<T> ds = read_file<T>(c, c.data.test_path, false, features, comm, stats);
+  Dataset<T> ds = read_file<T>(c, c.data.test_path, false, training.features, comm, stats);
+  ds.scaling = training.scaling;
+  apply_scaling(c, ds.scaling, ds);
   stats.cpu_seconds += process_cpu_seconds() - cpu0;
   stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats.matrix_bytes += ds.matrix_bytes() + ds.y.span() * sizeof(double);
   return ds;
 }
 
-#define MINISGD_LOADER(T)                                                                    \
-  template Dataset<T> load_training_data<T>(const Config&, comm::Communicator&, LoadStats&); \
-  template Dataset<T> load_test_data<T>(const Config&, comm::Communicator&, std::int64_t,    \
+#define MINISGD_LOADER(T)                                                                      \
+  template Dataset<T> load_training_data<T>(const Config&, comm::Communicator&, LoadStats&);   \
+  template Dataset<T> load_test_data<T>(const Config&, comm::Communicator&, const Dataset<T>&, \
                                         LoadStats&);
 MINISGD_LOADER(float)
 MINISGD_LOADER(double)
