@@ -33,8 +33,12 @@ std::string avg_deck(const std::string& method, int s, const std::string& averag
 }  // namespace
 
 TEST(Averaging, Fp64CaSgdWithAveragingEqualsSgdWithAveraging) {
-  const std::vector<std::string> kinds = {"polyak", "tail", "polyak, averaging_start: 1.3",
-                                          "tail, averaging_start: 0.5"};
+  const std::vector<std::string> kinds = {"polyak",
+                                          "tail",
+                                          "polyak, averaging_start: 1.3",
+                                          "tail, averaging_start: 0.5",
+                                          "polyak, averaging_gamma: 3",
+                                          "tail, averaging_start: 1.3, averaging_gamma: 0.5"};
   for (const std::string& a : kinds) {
     const RunOutcome sgd = run_quiet(deck(avg_deck("sgd", 1, a)));
     const RunOutcome plain = run_quiet(deck(avg_deck("sgd", 1, "none")));
@@ -59,16 +63,23 @@ TEST(Averaging, AveragedWeightsDoNotDependOnRankCount) {
 }
 
 // An independent serial SGD on heart_scale in file order with η_t = 1/(λ(t + t0)),
-// t0 = 1/(λη₀), and the plain mean of the iterates after steps start..T−1: the weights written
-// and the final objective reported are those of the mean.
+// t0 = 1/(λη₀), and the mean of the iterates after steps start..T−1 (plain, or with the
+// polynomial-decay weights (γ + 1)/(k + γ)): the weights written and the final objective
+// reported are those of the mean.
 TEST(Averaging, MatchesIndependentSerialMeanOfIterates) {
   const RawData d = read_libsvm(MINISGD_HEART_SCALE, 0);
   const std::int64_t b = 10, nb = d.rows / b, epochs = 3;
   const double l2 = 1e-2, eta0 = 0.3, t0 = 1 / (l2 * eta0);
-  for (const auto& [averaging, start] :
-       {std::pair{"polyak", std::int64_t(0)},
-        std::pair{"polyak, averaging_start: 1.5", std::int64_t(std::ceil(1.5 * double(nb)))},
-        std::pair{"tail", epochs * nb / 2}}) {
+  const struct {
+    const char* averaging;
+    std::int64_t start;
+    double gamma;
+  } cases[] = {{"polyak", 0, 0.0},
+               {"polyak, averaging_start: 1.5", std::int64_t(std::ceil(1.5 * double(nb))), 0.0},
+               {"tail", epochs * nb / 2, 0.0},
+               {"polyak, averaging_gamma: 3", 0, 3.0},
+               {"tail, averaging_gamma: 1.5", epochs * nb / 2, 1.5}};
+  for (const auto& [averaging, start, gamma] : cases) {
     std::vector<double> w(d.cols, 0.0), mean(d.cols, 0.0);
     for (std::int64_t t = 0; t < epochs * nb; ++t) {
       const double eta = 1 / (l2 * (double(t) + t0));
@@ -82,7 +93,7 @@ TEST(Averaging, MatchesIndependentSerialMeanOfIterates) {
       for (std::int64_t j = 0; j < d.cols; ++j) w[j] = (1 - eta * l2) * w[j] - eta / b * g[j];
       if (t >= start)
         for (std::int64_t j = 0; j < d.cols; ++j)
-          mean[j] += (w[j] - mean[j]) / double(t - start + 1);
+          mean[j] += (w[j] - mean[j]) * (gamma + 1) / (double(t - start + 1) + gamma);
     }
     double loss = 0, norm2 = 0;
     for (std::int64_t r = 0; r < d.rows; ++r) {
@@ -119,6 +130,11 @@ TEST(Averaging, DeckRefusesWhatMakesNoSense) {
                       "of none | polyak | tail"),
             std::string::npos);
   EXPECT_NE(deck_error("solver: {averaging_start: 1}\n").find("solver.averaging_start"),
+            std::string::npos);
+  EXPECT_NE(deck_error("solver: {averaging_gamma: 3}\n").find("solver.averaging_gamma: applies"),
+            std::string::npos);
+  EXPECT_NE(deck_error("solver: {averaging: polyak, averaging_gamma: -1}\n")
+                .find("solver.averaging_gamma"),
             std::string::npos);
   EXPECT_NE(deck_error("solver: {step_size: {schedule: optimal}}\n")
                 .find("solver.step_size.schedule: optimal is 1/(λ(t + t0)): it needs model.l2 > 0"),

@@ -159,6 +159,7 @@ struct SolverConfig {
   AdamConfig adam;
   Averaging averaging = Averaging::none;
   std::optional<double> averaging_start;  // epochs; absent: 0 (polyak), half the run (tail)
+  double averaging_gamma = 0;  // k-th averaged iterate weighs (γ + 1)/(k + γ); 0: the plain mean
 };
 
 struct PrecisionConfig {

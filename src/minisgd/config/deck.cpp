@@ -81,6 +81,9 @@ void read_averaging(DeckSection& solver, SolverConfig& c) {
   c.averaging_start = solver.optional_number("averaging_start", 0.0, kInf);
   if (c.averaging == Averaging::none && c.averaging_start)
     solver.fail("averaging_start", "applies to averaging: polyak or tail");
+  c.averaging_gamma = solver.number("averaging_gamma", 0.0, 0.0);
+  if (c.averaging == Averaging::none && solver.has("averaging_gamma"))
+    solver.fail("averaging_gamma", "applies to averaging: polyak or tail");
   if (c.averaging == Averaging::tail && !c.averaging_start && c.epochs == 0)
     solver.fail("averaging",
                 "tail averages the last half of solver.epochs: give epochs > 0 or "

@@ -39,7 +39,11 @@ class StepPlanner {
         order_epoch_ = e;
       }
       const double eta = step_size(c_.solver.step_size, t, e);
-      const double a = t >= average_from_ ? 1.0 / double(t - average_from_ + 1) : 0.0;
+      // Polynomial-decay averaging: the k-th averaged iterate weighs (γ + 1)/(k + γ), 1/k at
+      // γ = 0 (the plain mean); γ > 0 forgets the early iterates faster.
+      const double gamma = c_.solver.averaging_gamma;
+      const double a =
+          t >= average_from_ ? (gamma + 1.0) / (double(t - average_from_ + 1) + gamma) : 0.0;
       group_.push_back({order_[t % nb_], eta, 1.0 - eta * c_.model.l2, a, e});
     }
     return group_;
