@@ -1,7 +1,9 @@
 #include "minisgd/app/train_run.hpp"
 
 #include <memory>
+#include <sstream>
 
+#include "minisgd/app/auto_s.hpp"
 #include "minisgd/app/capabilities.hpp"
 #include "minisgd/app/collective.hpp"
 #include "minisgd/comm/factory.hpp"
@@ -19,7 +21,9 @@ namespace {
 /// timers and the communicator, so a Setup stays where it was built.
 template <class S>
 struct Setup {
-  explicit Setup(bool fenced_timers) : timers(fenced_timers) {}
+  explicit Setup(const Config& deck) : config(deck), timers(deck.output.phase_timers) {}
+  Config config;  // the deck's, with what set-up decides (solver.s: auto)
+  nlohmann::json s_auto;
   std::unique_ptr<comm::Communicator> comm;  // training traffic only
   Timers timers;
   LoadStats load;
@@ -56,14 +60,20 @@ void print_problem(const Config& c, const Partition& part, const std::string& de
 }
 
 template <class S>
-void set_up(const Config& c, comm::MpiCommunicator& world, std::ostream& out, std::ostream& err,
-            Setup<S>& s) {
+void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, Setup<S>& s) {
+  Config& c = s.config;
   collectively(world, err, [&] { s.comm = training_communicator(c, world); });
   collectively(world, err, [&] {
     auto t = s.timers.scope("load");
     s.data = load_training_data<S>(c, world, s.load);
     if (!c.data.test_path.empty()) s.test = load_test_data<S>(c, world, s.data, s.load);
   });
+  if (c.solver.s_auto)  // every rank decides alike (same file, same problem)
+    collectively(world, err, [&] {
+      std::ostringstream said;
+      s.s_auto = choose_s(c, s.data.part.cols, world.size(), said);
+      if (world.rank() == 0) out << said.str();
+    });
   if (world.rank() == 0) print_problem(c, s.data.part, s.data.description, world.size(), out);
   // Set-up a precision plan needs (casts, packing, scaling) counts in the time to target.
   Kokkos::Timer clock;
@@ -82,8 +92,9 @@ std::vector<double> gather_weights(const Vector<double>& local, const Partition&
 }
 
 template <class S>
-Trained train_and_measure(const Config& c, comm::MpiCommunicator& world, std::ostream& out,
-                          std::ostream& err, Setup<S>& s) {
+Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err,
+                          Setup<S>& s) {
+  const Config& c = s.config;
   Evaluator<S> evaluator(c, s.data, world);
   Evaluator<S> test_evaluator(c, s.test, world);
   Evaluation eval{[&](const Vector<double>& w) { return evaluator.objective(w); }, {}};
@@ -115,6 +126,7 @@ Trained train_and_measure(const Config& c, comm::MpiCommunicator& world, std::os
   t.compression = s.stepper->compression();
   t.timers = s.timers.summary(world);
   t.timers_fenced = s.timers.fenced();
+  t.s_auto = s.s_auto;
   return t;
 }
 
@@ -124,9 +136,9 @@ Trained set_up_and_train(const Config& c, comm::MpiCommunicator& world, std::ost
                          std::ostream& err) {
   // X is stored in the container of precision.data, as realized when the deck was read.
   return precision::with_compiled_type(c.precision.realized.storage, [&](auto tag) {
-    Setup<typename decltype(tag)::type> s(c.output.phase_timers);
-    set_up(c, world, out, err, s);
-    return train_and_measure(c, world, out, err, s);
+    Setup<typename decltype(tag)::type> s(c);
+    set_up(world, out, err, s);
+    return train_and_measure(world, out, err, s);
   });
 }
 

@@ -27,6 +27,7 @@ struct Trained {
   nlohmann::json compression;
   nlohmann::json timers;
   bool timers_fenced = false;
+  nlohmann::json s_auto;  // solver.s: auto's choice and predictions (null otherwise)
 };
 
 /// Builds the training communicator (comm.backend), loads the data in the storage type the

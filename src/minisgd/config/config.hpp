@@ -146,7 +146,9 @@ struct SolverConfig {
   Method method = Method::sgd;
   Decomposition decomposition = Decomposition::row;
   std::int64_t batch_size = 32;
-  int s = 1;  // CA-SGD inner steps per outer step
+  int s = 1;            // CA-SGD inner steps per outer step
+  bool s_auto = false;  // s: auto, chosen at set-up by the performance model on `machine`
+  std::string machine;  // machine file (perf/machines/) the model reads for s: auto
   StepSizeConfig step_size;
   double epochs = 1.0;
   std::int64_t max_iters = 0;         // 0: no limit

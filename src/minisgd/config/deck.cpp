@@ -114,9 +114,16 @@ void read_solver(DeckSection s, SolverConfig& c, double l2) {
   if (ca && c.decomposition == Decomposition::row)
     s.fail("decomposition", "ca-sgd works in the column decomposition");
   c.batch_size = s.integer("batch_size", c.batch_size, 1);
-  c.s = static_cast<int>(s.integer("s", 1, 1, 4096));
-  if (!ca && c.s != 1)
+  c.s_auto = s.has("s") && !s.is_map("s") && s.text("s", "") == "auto";
+  c.s = c.s_auto ? 1 : static_cast<int>(s.integer("s", 1, 1, 4096));
+  if (!ca && (c.s != 1 || c.s_auto))
     s.fail("s", "inner steps per outer step are a ca-sgd setting (method is sgd)");
+  c.machine = s.text("machine", "");
+  if (c.s_auto && c.machine.empty())
+    s.fail("s",
+           "auto needs solver.machine, a machine file for the performance model "
+           "(perf/machines/, written for this machine by perf/calibrate)");
+  if (!c.s_auto && !c.machine.empty()) s.fail("machine", "is read only with solver.s: auto");
   read_step_size(s, c.step_size, l2);
   c.epochs = s.number("epochs", c.epochs, 0.0);
   c.max_iters = s.integer("max_iters", 0, 0);

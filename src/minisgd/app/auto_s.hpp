@@ -1,0 +1,19 @@
+#pragma once
+// solver.s: auto (docs/input_deck.md): CA-SGD's s chosen at set-up by the performance model
+// (perfmodel/step_model.hpp) on the machine file solver.machine, for this problem's columns
+// and rank count.
+#include <cstdint>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "minisgd/config/config.hpp"
+
+namespace minisgd {
+
+/// Sets c.solver.s to the candidate s (powers of two up to 64) of least predicted time per
+/// step, prints the predictions on `out` and returns them for the report ("s_auto"). Throws
+/// InputError for an unreadable or invalid machine file.
+nlohmann::json choose_s(Config& c, std::int64_t columns, int ranks, std::ostream& out);
+
+}  // namespace minisgd
