@@ -4,7 +4,8 @@
 # example), breast_cancer and digits (0-4 against 5-9), standardized, with a regularized
 # constant column, λ in {1e-4, 1e-3}, 5 and 20 epochs, batch 1. The optimum comes from an
 # independent solver (scikit-learn's LogisticRegression, lbfgs, tol 1e-12); minisgd runs with
-# the "optimal" schedule at three first step sizes with polyak and tail averaging, and its best is
+# the "optimal" schedule at three first step sizes with polyak, tail and polynomial-decay
+# (solver.averaging_gamma, --gamma) averaging, and its best is
 # compared with scikit-learn's best of 7 settings, each gap a mean over 5 shuffles
 # (perf/peers/sklearn_gap.py). Exit status 1 when scikit-learn is closer in any case.
 # Uses Debian's python3-sklearn at /usr/bin/python3; a peer comparison, never run in CI.
