@@ -19,7 +19,7 @@ RunOutcome run_single(const Config& c, comm::MpiCommunicator& world, std::ostrea
   Trained t = set_up_and_train(c, world, out, err);
   const Verdict verdict = judge(c.validation, t.result);
   o.valid = verdict.valid;
-  o.exit_code = verdict.exit_code();
+  o.exit_code = t.result.stop_reason == "time_limit" ? int(kTimeLimit) : verdict.exit_code();
   o.report = build_report(c, t, verdict, world);
   if (world.rank() == 0) print_summary(out, o.report);
   write_outputs_collectively(c, o.report, t, world, err);

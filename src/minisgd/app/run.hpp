@@ -18,7 +18,7 @@ struct RunOutcome {
   std::vector<double> weights;  // the whole w, on every rank
   nlohmann::json report;        // what output.report holds
   bool valid = false;
-  int exit_code = 0;  // kValid or kInvalid
+  int exit_code = 0;  // kValid, kInvalid, or kTimeLimit
 };
 
 /// Loads the data, trains, evaluates, writes the outputs the deck asks for (rank 0) and

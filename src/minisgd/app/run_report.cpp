@@ -81,7 +81,13 @@ nlohmann::json result_section(const Config& c, const Trained& t, const Verdict& 
       {"verdict", verdict.why},
       {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
       {"tolerance", v.tolerance},
-      {"time_to_target", time_to_target_section(t, v, world)}};
+      {"time_to_target", time_to_target_section(t, v, world)},
+      {"restarted_from", c.run.restart.empty() ? nlohmann::json(nullptr)
+                                               : nlohmann::json{{"path", c.run.restart},
+                                                                {"iteration", r.resumed_at}}},
+      {"checkpoint", r.checkpoint_at < 0 ? nlohmann::json(nullptr)
+                                         : nlohmann::json{{"path", c.output.checkpoint.path},
+                                                          {"iteration", r.checkpoint_at}}}};
   if (!r.history.empty() && std::isfinite(r.history.back().test_loss))
     result["test_loss"] = r.history.back().test_loss;
   return result;
@@ -104,7 +110,8 @@ nlohmann::json build_report(const Config& c, const Trained& t, const Verdict& v,
   rep["timers"] = t.timers;
   rep["timers_fenced"] = t.timers_fenced;
   rep["compression"] =
-      compression_summary(t.compression, t.traffic, world, t.columns, t.result.iterations);
+      compression_summary(t.compression, t.traffic, world, t.columns,
+                          t.result.iterations - t.result.resumed_at);  // this process's steps
   rep["comm"] = comm_summary(t.traffic, world);
   if (c.comm.emulated())
     rep["comm_emulation"] = {{"latency_us", c.comm.latency_us},

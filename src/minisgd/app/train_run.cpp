@@ -5,6 +5,7 @@
 
 #include "minisgd/app/auto_s.hpp"
 #include "minisgd/app/capabilities.hpp"
+#include "minisgd/app/checkpoint.hpp"
 #include "minisgd/app/collective.hpp"
 #include "minisgd/comm/factory.hpp"
 #include "minisgd/core/profiling.hpp"
@@ -30,7 +31,9 @@ struct Setup {
   Dataset<S> data;
   Dataset<S> test;
   std::unique_ptr<Stepper> stepper;
+  std::string resume;  // this rank's state from run.restart
   double setup_seconds = 0;
+  Kokkos::Timer since_start;  // solver.time_limit counts from here
 };
 
 /// The communicator of the training traffic. NCCL needs a GPU on every rank before its
@@ -80,6 +83,8 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
   s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
   fence("stepper set up");
   s.setup_seconds = clock.seconds();
+  if (!c.run.restart.empty())
+    collectively(world, err, [&] { s.resume = read_checkpoint(c, world); });
 }
 
 std::vector<double> gather_weights(const Vector<double>& local, const Partition& p,
@@ -105,12 +110,22 @@ Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::
   collectively(world, err, [&] {
     Region region("minisgd::train");
     injected_failure("train", world.rank());
-    t.result = train(
-        c, s.data.part.rows / c.solver.batch_size, *s.stepper, eval, s.timers,
-        [&](double seconds) { return world.allreduce_value(seconds, comm::Op::max); },
-        [&](const std::string& line) {
-          if (root) out << line << std::endl;
-        });
+    TrainHooks hooks;
+    hooks.elapsed = [&] { return s.since_start.seconds(); };
+    hooks.clock_max = [&](double t) { return world.allreduce_value(t, comm::Op::max); };
+    hooks.progress = [&](const std::string& line) {
+      if (root) out << line << std::endl;
+    };
+    if (!c.output.checkpoint.path.empty()) {
+      hooks.checkpoints.every = c.output.checkpoint.every;
+      hooks.checkpoints.write = [&](std::int64_t it, const std::string& state) {
+        write_checkpoint(c, world, it, state);
+        if (root)
+          out << "checkpoint: " << c.output.checkpoint.path << " after step " << it << std::endl;
+      };
+    }
+    hooks.checkpoints.resume = std::move(s.resume);
+    t.result = train(c, s.data.part.rows / c.solver.batch_size, *s.stepper, eval, s.timers, hooks);
   });
   t.weights = gather_weights(s.stepper->local_weights(), s.data.part, world);
   t.setup_seconds = s.setup_seconds;

@@ -19,6 +19,7 @@ class Aps final : public Compressor<T> {
       bool kahan);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
+  void state(StateArchive&) override {}  // stateless: exponents and payload are per-step scratch
 
  private:
   comm::Communicator& comm_;

@@ -13,6 +13,7 @@ class Cast final : public Compressor<T> {
   Cast(comm::Communicator& comm, std::size_t d, CastFormat format);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
+  void state(StateArchive&) override {}  // stateless: the payload is per-step scratch
   /// Public only because CUDA forbids KOKKOS_LAMBDAs in private or protected member functions.
   template <class F>
   void reduce_as(const Vector<T>& local, const Vector<T>& sum);

@@ -13,6 +13,7 @@
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/state_archive.hpp"
 
 namespace minisgd::compress {
 
@@ -27,6 +28,9 @@ class Compressor {
   virtual nlohmann::json describe() const = 0;
   /// Called before each step's reduce with the step's epoch (gTop-k's density warm-up).
   virtual void set_epoch(std::int64_t /*epoch*/) {}
+  /// Saves or restores everything that carries from one step to the next (residuals, error
+  /// buffers, step counters that key random bits), for a bitwise restart.
+  virtual void state(StateArchive& a) = 0;
 };
 
 /// The compressor the deck asks for, for gradients of length d reduced over `comm`.

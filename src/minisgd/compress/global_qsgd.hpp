@@ -25,6 +25,7 @@ class GlobalQsgd final : public Compressor<T> {
              std::uint64_t seed);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
+  void state(StateArchive& a) override { a.value("global_qsgd.step", step_); }
   /// Public only because CUDA forbids KOKKOS_LAMBDAs in private or protected member functions.
   void reduce_levels(const Vector<T>& local, const Vector<T>& sum, double scale);
   void reduce_exponential(const Vector<T>& local, const Vector<T>& sum, double scale);

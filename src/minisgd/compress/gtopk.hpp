@@ -35,6 +35,8 @@ class GTopK final : public Compressor<T> {
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   void set_epoch(std::int64_t epoch) override;
+  /// The residual (k follows from the epoch, set before every step).
+  void state(StateArchive& a) override { a.view("gtopk.residual", local_.residual); }
   std::size_t k() const { return local_.k(); }
   const Vector<T>& residual() const { return local_.residual; }
 

@@ -108,6 +108,15 @@ nlohmann::json Loco<T>::describe() const {
 }
 
 template <class T>
+void Loco<T>::state(StateArchive& a) {
+  a.value("loco.step", step_);
+  a.view("loco.sent_error.codes", sent_error_.codes);
+  a.view("loco.sent_error.steps", sent_error_.steps);
+  a.view("loco.owned_error.codes", owned_error_.codes);
+  a.view("loco.owned_error.steps", owned_error_.steps);
+}
+
+template <class T>
 void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   if (step_ > 0 && step_ % reset_period_ == 0) {
     for (ErrorBuffer* e : {&sent_error_, &owned_error_}) {

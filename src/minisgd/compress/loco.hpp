@@ -20,6 +20,8 @@ class Loco final : public Compressor<T> {
        std::size_t group_size);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
+  /// Both error buffers and the step (it times the resets).
+  void state(StateArchive& a) override;
 
   /// One compensation buffer: int8 codes and an fp32 step per group.
   struct ErrorBuffer {

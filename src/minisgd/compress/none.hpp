@@ -10,6 +10,7 @@ class Dense final : public Compressor<T> {
   explicit Dense(comm::Communicator& comm) : comm_(comm) {}
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override { return {{"method", "none"}}; }
+  void state(StateArchive&) override {}  // stateless
 
  private:
   comm::Communicator& comm_;

@@ -14,6 +14,7 @@ class Qsgd final : public Compressor<T> {
   Qsgd(comm::Communicator& comm, std::size_t d, int bits, bool exponential, std::uint64_t seed);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
+  void state(StateArchive& a) override { a.value("qsgd.step", step_); }
 
  private:
   comm::Communicator& comm_;

@@ -14,6 +14,7 @@ class TopK final : public Compressor<T> {
   TopK(comm::Communicator& comm, std::size_t d, double density);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
+  void state(StateArchive& a) override { a.view("topk.residual", local_.residual); }
   std::size_t k() const { return local_.k(); }
   const Vector<T>& residual() const { return local_.residual; }
 

@@ -102,6 +102,7 @@ struct RunConfig {
   std::uint64_t seed = 42;
   Study study = Study::none;
   precision::FormatSpec study_format{precision::Format::bf16, {}};  // the lowered format
+  std::string restart;  // a checkpoint to continue from (empty: start at step 0)
 };
 
 struct SyntheticConfig {
@@ -227,7 +228,15 @@ struct CommConfig {
   bool emulated() const { return bandwidth_GBps > 0; }
 };
 
+/// output.checkpoint: where, and every how many steps (0: only when solver.time_limit stops
+/// the run).
+struct CheckpointConfig {
+  std::string path;
+  std::int64_t every = 0;
+};
+
 struct OutputConfig {
+  CheckpointConfig checkpoint;
   std::string report;
   std::string history;
   std::string weights;

@@ -25,6 +25,9 @@ void read_run(DeckSection s, RunConfig& c) {
   } catch (const std::invalid_argument& e) {
     s.fail("study_format", e.what());
   }
+  c.restart = s.text("restart", "");
+  if (c.study != Study::none && !c.restart.empty())
+    s.fail("restart", "a precision study is several runs; restart one run at a time");
   s.finish();
 }
 
@@ -273,6 +276,11 @@ void read_output(DeckSection s, OutputConfig& c) {
   c.weights = s.text("weights", "");
   c.phase_timers = s.flag("phase_timers", c.phase_timers);
   c.warmup_steps = s.integer("warmup_steps", c.warmup_steps, 0);
+  DeckSection ckpt = s.section("checkpoint");
+  c.checkpoint.path = ckpt.text("path", "");
+  c.checkpoint.every = ckpt.integer("every", 0, 0);
+  if (c.checkpoint.path.empty() && ckpt.has("every")) ckpt.fail("every", "needs a path");
+  ckpt.finish();
   s.finish();
 }
 
@@ -371,6 +379,9 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
     throw InputError(origin +
                      ": run.study: precision lowers CA-SGD's knobs; it needs "
                      "solver.method: ca-sgd");
+  if (c.run.study != Study::none && !c.output.checkpoint.path.empty())
+    fail_key(c, "output.checkpoint.path",
+             "a precision study is several runs; checkpoint one run at a time");
   return c;
 }
 

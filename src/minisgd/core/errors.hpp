@@ -5,7 +5,13 @@
 namespace minisgd {
 
 /// Process exit codes, documented in README.md ("Running").
-enum ExitCode : int { kValid = 0, kInvalid = 1, kBadInput = 2, kRuntimeFailure = 3 };
+enum ExitCode : int {
+  kValid = 0,
+  kInvalid = 1,
+  kBadInput = 2,
+  kRuntimeFailure = 3,
+  kTimeLimit = 4  // solver.time_limit stopped the run before its last step (report written)
+};
 
 /// Bad deck, command line or data file: exit code 2. The message names the key or file:line.
 struct InputError : std::runtime_error {

@@ -51,6 +51,14 @@ void print_summary(std::ostream& out, const nlohmann::json& rep) {
     out << line;
   }
   out << "\n";
+  if (r["stop_reason"] == "time_limit")
+    out << "STOPPED: solver.time_limit spent after iteration "
+        << r["iterations"].get<std::int64_t>()
+        << (r["checkpoint"].is_null()
+                ? std::string(" (no output.checkpoint)")
+                : "; checkpoint " + r["checkpoint"]["path"].get<std::string>() +
+                      " to continue with run.restart")
+        << std::endl;
   out << (r["valid"].get<bool>() ? "VALID" : "INVALID") << ": " << r["verdict"].get<std::string>()
       << std::endl;
 }

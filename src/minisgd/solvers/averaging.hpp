@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/state_archive.hpp"
 #include "minisgd/solvers/stepper.hpp"
 
 namespace minisgd {
@@ -40,6 +41,10 @@ class IterateAverage {
   }
 
   bool started() const { return started_; }
+  void state(StateArchive& a) {
+    a.value("average.started", started_);
+    a.view("average", avg_);
+  }
   const Vector<A>& value() const { return avg_; }
 
  private:

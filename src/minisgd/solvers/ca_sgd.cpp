@@ -215,6 +215,13 @@ nlohmann::json CaSgdStepper<S, A>::kernels() const {
 }
 
 template <class S, class A>
+void CaSgdStepper<S, A>::state(StateArchive& a) {
+  a.view("ca_sgd.w", w_);
+  a.value("ca_sgd.outer", outer_);  // keys the stochastic rounding of later outer steps
+  average_.state(a);
+}
+
+template <class S, class A>
 Vector<double> CaSgdStepper<S, A>::local_weights() const {
   Vector<double> w("w_fp64", w_.extent(0));
   convert_copy(average_.started() ? average_.value() : w_, w);

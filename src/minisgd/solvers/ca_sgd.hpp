@@ -26,6 +26,7 @@ class CaSgdStepper final : public Stepper {
   int group_size() const override { return s_; }
   void advance(const std::vector<StepSpec>& steps) override;
   Vector<double> local_weights() const override;
+  void state(StateArchive& a) override;
 
   /// Numbers in the packed message of an outer step of `steps` inner steps.
   std::int64_t message_size(int steps) const { return gram_packed_size(steps, b_) + steps * b_; }

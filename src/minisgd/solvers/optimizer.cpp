@@ -14,6 +14,7 @@ class Sgd final : public Optimizer<T> {
   void update(const Vector<T>& w, const Vector<T>& sum, const StepSpec& s) override {
     sgd_update(w, sum, T(s.rho), T(s.eta / double(b_)));
   }
+  void state(StateArchive&) override {}  // stateless
 
  private:
   std::int64_t b_;
@@ -35,6 +36,7 @@ class Momentum final : public Optimizer<T> {
           w(i) -= eta * m(i);
         });
   }
+  void state(StateArchive& a) override { a.view("momentum", m_); }
 
  private:
   T inv_b_, l2_, mu_;
@@ -64,6 +66,11 @@ class Adam final : public Optimizer<T> {
           v(i) = b2 * v(i) + (T(1) - b2) * g * g;
           w(i) -= eta * (m(i) * c1) / (sqrt(v(i) * c2) + eps);
         });
+  }
+  void state(StateArchive& a) override {
+    a.view("adam.m", m_);
+    a.view("adam.v", v_);
+    a.value("adam.t", t_);
   }
 
  private:

@@ -8,6 +8,7 @@
 
 #include "minisgd/config/config.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/state_archive.hpp"
 #include "minisgd/solvers/stepper.hpp"
 
 namespace minisgd {
@@ -18,6 +19,8 @@ class Optimizer {
   virtual ~Optimizer() = default;
   /// w ← the optimizer's step for gradient sum `sum` over b rows, step size s.eta.
   virtual void update(const Vector<T>& w, const Vector<T>& sum, const StepSpec& s) = 0;
+  /// Saves or restores what carries between steps (momentum; Adam's m, v and t).
+  virtual void state(StateArchive& a) = 0;
 };
 
 /// The optimizer of c.solver for a weight vector of n entries.

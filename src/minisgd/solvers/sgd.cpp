@@ -89,6 +89,14 @@ void SgdStepper<S, A>::step(const StepSpec& s) {
 }
 
 template <class S, class A>
+void SgdStepper<S, A>::state(StateArchive& a) {
+  a.view("sgd.w", w_);
+  optimizer_->state(a);
+  if (compressor_) compressor_->state(a);
+  average_.state(a);
+}
+
+template <class S, class A>
 Vector<double> SgdStepper<S, A>::local_weights() const {
   Vector<double> w("w_fp64", w_.extent(0));
   convert_copy(average_.started() ? average_.value() : w_, w);

@@ -19,6 +19,7 @@ class SgdStepper final : public Stepper {
   int group_size() const override { return 1; }
   void advance(const std::vector<StepSpec>& steps) override;
   Vector<double> local_weights() const override;
+  void state(StateArchive& a) override;
   /// The gradient compressor in force and its parameters (row decomposition; else "none").
   nlohmann::json compression() const override;
 

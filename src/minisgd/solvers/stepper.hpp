@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/state_archive.hpp"
 
 namespace minisgd {
 
@@ -29,6 +30,9 @@ class Stepper {
   virtual void advance(const std::vector<StepSpec>& steps) = 0;
   /// This rank's weights (all of w in the row decomposition, its slice in the column one).
   virtual Vector<double> local_weights() const = 0;
+  /// Saves or restores this rank's share of everything a bitwise restart needs (weights,
+  /// optimizer, compressor, averaging, counters that key rounding).
+  virtual void state(StateArchive& a) = 0;
   /// The gradient compressor in force, with its parameters, for the report.
   virtual nlohmann::json compression() const { return {{"method", "none"}}; }
   /// The kernel paths the method took (CA-SGD: which library formed the Gram), for the report.

@@ -77,9 +77,19 @@ std::string progress_line(const HistoryRow& h, std::int64_t total, double wall_s
   return line;
 }
 
+void progress_state(StateArchive& a, TrainResult& r, std::int64_t& iteration,
+                    std::int64_t& first_measured) {
+  a.value("train.iteration", iteration);
+  a.value("train.first_measured", first_measured);
+  a.value("train.initial_loss", r.initial_loss);
+  a.value("train.seconds", r.train_seconds);
+  a.value("train.fom_iterations", r.fom_iterations);
+  a.value("train.fom_seconds", r.fom_seconds);
+  state_vector(a, "train.history", r.history);
+}
+
 TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Evaluation& eval,
-                  Timers& timers, const std::function<double(double)>& clock_max,
-                  const std::function<void(const std::string&)>& progress) {
+                  Timers& timers, const TrainHooks& hooks) {
   const SolverConfig& s = c.solver;
   std::int64_t total = static_cast<std::int64_t>(std::ceil(s.epochs * double(nb)));
   if (s.max_iters > 0) total = s.epochs > 0 ? std::min(total, s.max_iters) : s.max_iters;
@@ -99,48 +109,70 @@ TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Eval
                            std::to_string(r.history.empty() ? 0 : r.history.back().iteration) +
                            "; try a smaller solver.step_size)");
     r.history.push_back(h);
-    const double time_left = s.time_limit > 0 ? std::max(0.0, s.time_limit - r.train_seconds) : -1;
-    progress(progress_line(h, total, wall.seconds(), time_left));
+    const double time_left = s.time_limit > 0 ? std::max(0.0, s.time_limit - hooks.elapsed()) : -1;
+    hooks.progress(progress_line(h, total, wall.seconds(), time_left));
     return h.loss;
   };
 
-  r.initial_loss = evaluate(0);
+  std::int64_t it = 0, first_measured = -1;
+  const Checkpointing& saves = hooks.checkpoints;
+  if (!saves.resume.empty()) {  // run.restart: continue where the checkpoint was written
+    StateArchive a(saves.resume);
+    progress_state(a, r, it, first_measured);
+    stepper.state(a);
+    a.finish();
+    r.resumed_at = it;
+  } else {
+    r.initial_loss = evaluate(0);
+  }
+  auto save = [&] {
+    StateArchive a;
+    progress_state(a, r, it, first_measured);
+    stepper.state(a);
+    saves.write(it, a.bytes());
+    r.checkpoint_at = it;
+  };
+  const auto never = std::numeric_limits<std::int64_t>::max();
+  auto next_save = [&] { return saves.every > 0 ? (it / saves.every + 1) * saves.every : never; };
+  std::int64_t save_at = next_save();
+
   wall.reset();
   r.stop_reason = "iterations";
   // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
   // outside the FOM window (docs/output.md, "Figure of merit").
   const std::int64_t warmup = std::min(c.output.warmup_steps, total / 2);
   StepPlanner planner(c, nb, averaging_start(s, nb, total));
-  std::int64_t it = 0;
-  // Steps in whole groups while it < limit; a group never crosses `stop`.
+  // Whole groups while it < limit; a group never crosses `stop`.
   auto steps_until = [&](std::int64_t limit, std::int64_t stop) {
-    while (it < limit && it < stop) {
+    while (it < limit) {
       const std::int64_t end = std::min(it + stepper.group_size(), stop);
       stepper.advance(planner.group(it, end));
       it = end;
     }
   };
-  std::int64_t first_measured = -1;
   Kokkos::Timer clock;
   while (it < total) {
     // A stretch of steps between two evaluations, fenced at its two ends only; the FOM window
-    // is its part after the warm-up. A group never crosses an evaluation point or the end.
+    // is its part after the warm-up. A group never crosses an evaluation point or the end, so
+    // the groups depend on `it` alone; a checkpoint pauses the stretch after the group that
+    // reaches it.
     const std::int64_t stop = std::min((it / every + 1) * every, total);
+    const std::int64_t pause = std::min(stop, save_at);
     std::int64_t measured_from = -1;
     double measured_start = 0;
     fence("training stretch begins");
     clock.reset();
     if (it < warmup) {
       Region region("minisgd::warmup");
-      steps_until(warmup, stop);
-      if (it < stop) fence("warm-up ends");
+      steps_until(std::min(warmup, pause), stop);
+      if (it < pause) fence("warm-up ends");
     }
-    if (it < stop) {
+    if (it < pause) {
       measured_from = it;
       if (first_measured < 0) first_measured = it;
       measured_start = clock.seconds();
       Region region("minisgd::fom_window");
-      steps_until(stop, stop);
+      steps_until(pause, stop);
     }
     fence("training stretch ends");
     const double seconds = clock.seconds();
@@ -149,16 +181,24 @@ TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Eval
       r.fom_seconds += seconds - measured_start;
       r.fom_iterations += it - measured_from;
     }
-    if (it % every == 0 || it == total) {
+    const bool evaluated = it % every == 0 || it == total;
+    if (evaluated) {
       const double loss = evaluate(it);
       if (s.target_loss && loss <= *s.target_loss) {
         r.stop_reason = "target_loss";
         break;
       }
-      if (s.time_limit > 0 && clock_max(r.train_seconds) >= s.time_limit) {
-        r.stop_reason = "time_limit";
-        break;
-      }
+    }
+    const bool save_point = it >= save_at && it < total;
+    if (s.time_limit > 0 && (evaluated || save_point) &&
+        hooks.clock_max(hooks.elapsed()) >= s.time_limit) {
+      r.stop_reason = "time_limit";
+      if (saves.every > 0 && it < total) save();
+      break;
+    }
+    if (save_point) {
+      save();
+      save_at = next_save();
     }
   }
   r.warmup_iterations = first_measured < 0 ? it : first_measured;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "minisgd/config/config.hpp"
+#include "minisgd/core/state_archive.hpp"
 #include "minisgd/report/history.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/stepper.hpp"
@@ -23,6 +24,30 @@ struct TrainResult {
   double fom_seconds = 0;              // its length: fenced at its two ends only
   std::string stop_reason;
   std::vector<HistoryRow> history;
+  std::int64_t resumed_at = 0;      // the step a restart continued from (0: none)
+  std::int64_t checkpoint_at = -1;  // the step of the last checkpoint written (-1: none)
+};
+
+/// Checkpoint and restart (output.checkpoint, run.restart; docs/output.md, "Checkpoints").
+struct Checkpointing {
+  /// A checkpoint after the first group of steps that reaches each multiple of `every` steps
+  /// (0: none); checkpoints never change how steps are grouped, so they never change results.
+  std::int64_t every = 0;
+  /// Collective: writes every rank's `state` as the checkpoint after step `iteration`.
+  std::function<void(std::int64_t iteration, const std::string& state)> write;
+  /// This rank's state to continue from (as written); empty: start at step 0.
+  std::string resume;
+};
+
+/// What the loop asks of the run around it.
+struct TrainHooks {
+  /// Wall seconds since the run began, on this rank (solver.time_limit).
+  std::function<double()> elapsed;
+  /// A local time to its maximum over ranks (collective).
+  std::function<double(double)> clock_max;
+  /// Rank 0: one progress line per evaluation.
+  std::function<void(const std::string&)> progress;
+  Checkpointing checkpoints;
 };
 
 struct Evaluation {
@@ -38,11 +63,14 @@ std::string progress_line(const HistoryRow& h, std::int64_t total_steps, double 
                           double time_left_s);
 
 /// Runs the loop. `batches_per_epoch` global batches of b rows make an epoch. Throws
-/// RuntimeFailure when the objective becomes NaN or infinite. `progress` (rank 0) gets one
-/// line per evaluation; `clock_max` turns a local time into the maximum over ranks.
+/// RuntimeFailure when the objective becomes NaN or infinite. With solver.time_limit, the
+/// ranks compare the largest elapsed time with it at every evaluation and checkpoint and stop
+/// (stop_reason "time_limit") once it is spent, after a checkpoint when checkpoints are on.
 TrainResult train(const Config& c, std::int64_t batches_per_epoch, Stepper& stepper,
-                  const Evaluation& eval, Timers& timers,
-                  const std::function<double(double)>& clock_max,
-                  const std::function<void(const std::string&)>& progress);
+                  const Evaluation& eval, Timers& timers, const TrainHooks& hooks);
+
+/// Saves or restores the loop's own state: the step, the results so far and the history.
+void progress_state(StateArchive& a, TrainResult& r, std::int64_t& iteration,
+                    std::int64_t& first_measured);
 
 }  // namespace minisgd
