@@ -4,8 +4,8 @@
 # then again with output.checkpoint every EVERY steps and a time limit that is spent at once
 # (it stops at the first checkpoint with exit 4), restarts that checkpoint the same way (the
 # next checkpoint, exit 4), and restarts the second checkpoint to the end. Passes when the final
-# weights, and the history's iterations, epochs and losses, are byte-identical to the
-# uninterrupted run's, and the interrupted runs did stop early.
+# weights, the history's iterations, epochs and losses, and the verdict line (final and initial
+# loss) are byte-identical to the uninterrupted run's, and the interrupted runs did stop early.
 set -u
 every=$1
 shift 2
@@ -19,6 +19,7 @@ run() {  # name, expected codes (regex), minisgd arguments...
         --set output.history="$dir/$name.csv" 2>&1)
   rc=$?
   [[ $rc =~ ^($codes)$ ]] || fail "$name: exit code $rc, expected $codes" "$out"
+  grep -E '^(VALID|INVALID)' <<<"$out" > "$dir/$name.verdict"
   echo "$name: exit $rc$(grep -o '^checkpoint: .*' <<<"$out" | tr '\n' ';')"
 }
 ckpt=(--set output.checkpoint.path="$dir/ckpt" --set output.checkpoint.every="$every"
@@ -34,4 +35,7 @@ cmp "$dir/full.w" "$dir/last.w" || fail "weights after two restarts differ from 
 cut -d, -f1-4 "$dir/full.csv" > "$dir/full.h"
 cut -d, -f1-4 "$dir/last.csv" > "$dir/last.h"
 cmp "$dir/full.h" "$dir/last.h" || fail "history after restarts differs" "$(diff "$dir/full.h" "$dir/last.h")"
+# The verdict line: final and initial loss.
+cmp "$dir/full.verdict" "$dir/last.verdict" ||
+  fail "verdict after restarts differs" "$(cat "$dir/full.verdict" "$dir/last.verdict")"
 echo "ok: weights and history identical after restarts at every $every steps"

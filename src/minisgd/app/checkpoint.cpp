@@ -59,8 +59,9 @@ void write_checkpoint(const Config& c, comm::MpiCommunicator& world, std::int64_
     std::vector<std::string> states;
     for (int r = 0; r < p; ++r) states.push_back(all.substr(offsets[r], sizes[r]));
     const std::string image = encode_checkpoint(checkpoint_identity(c, p), iteration, states);
-    write_file_atomically(c.output.checkpoint.path,
-                          [&](std::ostream& f) { f.write(image.data(), std::streamsize(image.size())); });
+    write_file_atomically(c.output.checkpoint.path, [&](std::ostream& f) {
+      f.write(image.data(), std::streamsize(image.size()));
+    });
   });
 }
 

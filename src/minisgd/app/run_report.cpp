@@ -81,13 +81,11 @@ nlohmann::json result_section(const Config& c, const Trained& t, const Verdict& 
       {"verdict", verdict.why},
       {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
       {"tolerance", v.tolerance},
-      {"time_to_target", time_to_target_section(t, v, world)},
-      {"restarted_from", c.run.restart.empty() ? nlohmann::json(nullptr)
-                                               : nlohmann::json{{"path", c.run.restart},
-                                                                {"iteration", r.resumed_at}}},
-      {"checkpoint", r.checkpoint_at < 0 ? nlohmann::json(nullptr)
-                                         : nlohmann::json{{"path", c.output.checkpoint.path},
-                                                          {"iteration", r.checkpoint_at}}}};
+      {"time_to_target", time_to_target_section(t, v, world)}};
+  if (!c.run.restart.empty())
+    result["restarted_from"] = {{"path", c.run.restart}, {"iteration", r.resumed_at}};
+  if (r.checkpoint_at >= 0)
+    result["checkpoint"] = {{"path", c.output.checkpoint.path}, {"iteration", r.checkpoint_at}};
   if (!r.history.empty() && std::isfinite(r.history.back().test_loss))
     result["test_loss"] = r.history.back().test_loss;
   return result;

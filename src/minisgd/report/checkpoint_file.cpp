@@ -68,7 +68,9 @@ std::string encode_checkpoint(const CheckpointIdentity& id, std::int64_t iterati
 
 DecodedCheckpoint decode_checkpoint(const std::string& image, const std::string& path,
                                     const CheckpointIdentity& expected) {
-  auto refuse = [&](const std::string& why) { throw InputError("run.restart: " + path + ": " + why); };
+  auto refuse = [&](const std::string& why) {
+    throw InputError("run.restart: " + path + ": " + why);
+  };
   CheckpointHeader h{};
   if (image.size() < sizeof h || std::memcmp(image.data(), kMagic, sizeof kMagic) != 0)
     refuse("not a minisgd checkpoint");

@@ -16,12 +16,12 @@ namespace minisgd {
 constexpr std::uint32_t kCheckpointFormat = 1;
 
 struct CheckpointHeader {
-  char magic[8];           // "MSGDCKPT"
-  std::uint32_t format;    // kCheckpointFormat
-  std::uint32_t ranks;     // P
-  char version[32];        // the minisgd version that wrote it
-  std::uint64_t deck_hash; // of the deck below
-  std::int64_t iteration;  // steps taken when it was written
+  char magic[8];            // "MSGDCKPT"
+  std::uint32_t format;     // kCheckpointFormat
+  std::uint32_t ranks;      // P
+  char version[32];         // the minisgd version that wrote it
+  std::uint64_t deck_hash;  // of the deck below
+  std::int64_t iteration;   // steps taken when it was written
   std::uint64_t deck_bytes;
   std::uint64_t state_bytes;  // P × (8-byte length + that rank's state)
 };

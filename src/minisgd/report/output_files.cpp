@@ -54,7 +54,7 @@ void print_summary(std::ostream& out, const nlohmann::json& rep) {
   if (r["stop_reason"] == "time_limit")
     out << "STOPPED: solver.time_limit spent after iteration "
         << r["iterations"].get<std::int64_t>()
-        << (r["checkpoint"].is_null()
+        << (!r.contains("checkpoint")
                 ? std::string(" (no output.checkpoint)")
                 : "; checkpoint " + r["checkpoint"]["path"].get<std::string>() +
                       " to continue with run.restart")
