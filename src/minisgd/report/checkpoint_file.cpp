@@ -37,6 +37,7 @@ CheckpointIdentity checkpoint_identity(const Config& c, int ranks) {
   id.deck.erase("output");
   if (id.deck.contains("run")) id.deck["run"].erase("restart");
   if (id.deck.contains("solver")) id.deck["solver"].erase("time_limit");
+  id.deck["solver"]["s"] = c.solver.s;  // the s in force (solver.s: auto decides it at set-up)
   id.ranks = std::uint32_t(ranks);
   id.version = MINISGD_VERSION;
   return id;

@@ -27,8 +27,8 @@ struct CheckpointHeader {
 };
 
 /// What a checkpoint must match to continue a run: the resolved deck without the keys that
-/// cannot change the result (output.*, run.restart, solver.time_limit), the rank count and
-/// the minisgd version.
+/// cannot change the result (output.*, run.restart, solver.time_limit) and with the s in
+/// force (solver.s: auto), the rank count and the minisgd version.
 struct CheckpointIdentity {
   nlohmann::json deck;
   std::uint32_t ranks = 1;
