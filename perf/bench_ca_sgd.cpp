@@ -68,10 +68,10 @@ template <class S, class A>
 void BM_UpdateWeights(benchmark::State& state) {
   const std::int64_t s = state.range(0), b = state.range(1), n = state.range(2);
   const Batches<S> data(s, b, n);
-  const Vector<A> w("w", n), v("v", s * b);
+  const Vector<A> w("w", n), g("g", n), v("v", s * b);
   stream(state, double(s * b) * double(n * sizeof(S)), [&](std::int64_t t) {
     update_weights(data.X, data.call(t), b, int(s), v, 1.0, precision::Rounder{},
-                   precision::Rounder{}, std::uint64_t(t), 0, w);
+                   precision::Rounder{}, std::uint64_t(t), 0, g, w);
   });
 }
 

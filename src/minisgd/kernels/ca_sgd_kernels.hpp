@@ -2,8 +2,10 @@
 // The kernels of one CA-SGD outer step besides the Gram (docs/design.md): gathering the batches
 // for the Gram, the partial margins r = Y w_k, the inner recurrence and the local weight
 // update. An outer step's s batches are given by the first local row of each; they need
-// not be adjacent. Arithmetic runs in A (double or float); a Rounder that is not the
-// identity emulates a narrower format by rounding after every operation.
+// not be adjacent. Arithmetic runs in A (double or float); a rounding that is not Exact
+// emulates a narrower format by rounding after every operation. Each kernel takes its
+// rounding as a template parameter (precision::Exact or RoundTo<T, stochastic>); the overload
+// taking the plan's run-time precision::Rounder picks that type once per call.
 #include <cstdint>
 #include <type_traits>
 
@@ -36,40 +38,69 @@ KOKKOS_INLINE_FUNCTION In cast_nearest(S x) {
 /// bits keyed by step and the entry) and stored as In. When that rounding is just the cast
 /// to In (round to nearest into In's own format), a row is one work item and its columns a
 /// loop the compiler vectorizes.
-template <class S, class In>
-void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
-                    const precision::Rounder& round, std::uint64_t step, const Matrix<In>& Y) {
+template <class S, class In, class Round>
+void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b, const Round& round,
+                    std::uint64_t step, const Matrix<In>& Y) {
   const std::int64_t n = X.extent(1), total = std::int64_t(Y.extent(0)) * n;
-  const bool cast =
-      round.identity || (!round.stochastic && round.format == precision::format_traits<In>::format);
-  if (cast) {
+  if constexpr (std::is_same_v<Round, precision::Exact> ||
+                std::is_same_v<Round, precision::RoundTo<In, false>>) {
     Kokkos::parallel_for(
         "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, Y.extent(0)),
         KOKKOS_LAMBDA(const std::int64_t q) {
           const std::int64_t row = first(q / b) + q % b;
           for (std::int64_t c = 0; c < n; ++c) Y(q, c) = cast_nearest<In>(X(row, c));
         });
-    return;
+  } else {
+    Kokkos::parallel_for(
+        "minisgd::gather_batches_rounded", Kokkos::RangePolicy<ExecSpace>(0, total),
+        KOKKOS_LAMBDA(const std::int64_t e) {
+          const std::int64_t q = e / n, c = e % n;
+          Y(q, c) = precision::round_into<In>(round, X(first(q / b) + q % b, c), step, e);
+        });
   }
-  Kokkos::parallel_for(
-      "minisgd::gather_batches_rounded", Kokkos::RangePolicy<ExecSpace>(0, total),
-      KOKKOS_LAMBDA(const std::int64_t e) {
-        const std::int64_t q = e / n, c = e % n;
-        Y(q, c) = precision::round_into<In>(round, X(first(q / b) + q % b, c), step, e);
-      });
+}
+
+namespace detail {
+template <class Round, class... T>
+constexpr bool rounds_to_one_of = (std::is_same_v<Round, precision::RoundTo<T, false>> || ...) ||
+                                  (std::is_same_v<Round, precision::RoundTo<T, true>> || ...);
+
+/// True when values rounded by Round (from fp64) are kept in In: In is precision::container of
+/// Round's format. The other combinations never occur; gather_batches sends them through the
+/// run-time Rounder instead of instantiating a kernel for each.
+template <class Round, class In>
+constexpr bool gathers_into() {
+  using namespace precision;
+  if constexpr (std::is_same_v<Round, Exact>) return std::is_same_v<In, double>;
+  if constexpr (std::is_same_v<In, bf16>)
+    return rounds_to_one_of<Round, bf16, fp8_e4m3, fp8_e5m2, CustomFormat>;
+  if constexpr (std::is_same_v<In, float>) return rounds_to_one_of<Round, float, CustomFormat>;
+  return rounds_to_one_of<Round, In>;
+}
+}  // namespace detail
+
+template <class S, class In>
+void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
+                    const precision::Rounder& round, std::uint64_t step, const Matrix<In>& Y) {
+  precision::with_rounding<double>(round, [&](const auto& typed) {
+    if constexpr (detail::gathers_into<std::decay_t<decltype(typed)>, In>())
+      gather_batches(X, first, b, typed, step, Y);
+    else
+      gather_batches<S, In, precision::Rounder>(X, first, b, round, step, Y);
+  });
 }
 
 /// r(q) = Σ_c X(row q, c)·w(c), accumulated in A (rounded after every addition when
 /// `accumulate` emulates a narrower format). On host backends a row is one thread's, summed
 /// in kLanes independent partial sums (a loop the compiler vectorizes) added in a fixed
 /// order; on devices a team shares a row.
-template <class S, class A>
+template <class S, class A, class Round>
 void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b, const Vector<A>& w,
-                     const precision::Rounder& accumulate, const Vector<A>& r) {
+                     const Round& accumulate, const Vector<A>& r) {
   const int n = int(X.extent(1));
   const std::int64_t rows = r.extent(0);
-  const precision::Rounder round = accumulate;
-  if (!round.identity) {
+  const Round round = accumulate;
+  if constexpr (!std::is_same_v<Round, precision::Exact>) {
     Kokkos::parallel_for(
         "minisgd::partial_margins_emulated", Kokkos::RangePolicy<ExecSpace>(0, rows),
         KOKKOS_LAMBDA(const std::int64_t q) {
@@ -79,9 +110,7 @@ void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
             acc = round(acc + round(precision::convert<A>(X(row, c)) * w(c)));
           r(q) = acc;
         });
-    return;
-  }
-  if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
+  } else if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
     constexpr int kLanes = 16;
     Kokkos::parallel_for(
         "minisgd::partial_margins", Kokkos::RangePolicy<ExecSpace>(0, rows),
@@ -113,14 +142,28 @@ void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
   }
 }
 
+template <class S, class A>
+void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b, const Vector<A>& w,
+                     const precision::Rounder& accumulate, const Vector<A>& r) {
+  precision::with_nearest_rounding<A>(
+      accumulate, [&](const auto& round) { partial_margins(X, first, b, w, round, r); });
+}
+
 /// v(i) ← round(v(i)) for i in [0, count), random bits keyed by (step, i).
+template <class A, class Round>
+void round_in_place(const Vector<A>& v, std::int64_t count, const Round& round,
+                    std::uint64_t step) {
+  if constexpr (!std::is_same_v<Round, precision::Exact>)
+    Kokkos::parallel_for(
+        "minisgd::round_in_place", Kokkos::RangePolicy<ExecSpace>(0, count),
+        KOKKOS_LAMBDA(const std::int64_t i) { v(i) = round(v(i), step, std::uint64_t(i)); });
+}
+
 template <class A>
 void round_in_place(const Vector<A>& v, std::int64_t count, const precision::Rounder& round,
                     std::uint64_t step) {
-  if (round.identity) return;
-  Kokkos::parallel_for(
-      "minisgd::round_in_place", Kokkos::RangePolicy<ExecSpace>(0, count),
-      KOKKOS_LAMBDA(const std::int64_t i) { v(i) = round(v(i), step, std::uint64_t(i)); });
+  precision::with_rounding<A>(round,
+                              [&](const auto& typed) { round_in_place(v, count, typed, step); });
 }
 
 /// The coefficients of an outer step of `steps` inner steps (0-based j):
@@ -137,13 +180,15 @@ struct Coefficients {
 /// with G the packed Gram and r the summed margins; then v(q) = coef(steps, q/b)·u(q), the
 /// weights of the update. The loss L is a template parameter (with_loss). One team walks
 /// the steps in order; its threads share the b rows.
-template <Loss L, class A>
+template <Loss L, class A, class Round>
 void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients& k,
                       const Vector<double>& y, const BatchRows& first, std::int64_t b, int steps,
-                      const precision::Rounder& arithmetic, const Vector<A>& u,
-                      const Vector<A>& v) {
+                      const Round& arithmetic, const Vector<A>& u, const Vector<A>& v) {
   using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  const precision::Rounder round = arithmetic;
+  const Round round = arithmetic;
+  // A plain `if` on a constant: nvcc refuses a lambda whose first capture of a variable is
+  // inside `if constexpr`; the branch not taken is removed all the same.
+  constexpr bool exact = std::is_same_v<Round, precision::Exact>;
   const auto coef = k.coef;
   const auto scale = k.scale;
   Kokkos::parallel_for(
@@ -156,7 +201,7 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
             A z = round(A(scale(j)) * r(j * b + l));
             for (int i = 0; i < j; ++i) {
               A dot = 0;
-              if (round.identity) {
+              if (exact) {
                 for (std::int64_t c = 0; c < b; ++c) dot += G(row + i * b + c) * u(i * b + c);
               } else {
                 for (std::int64_t c = 0; c < b; ++c)
@@ -174,53 +219,79 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
       });
 }
 
-/// w(c) ← c_{s+1}·w(c) − Σ_q X(row q, c)·v(q), the sum accumulated in A (rounded by
-/// `accumulate` when emulated) and w rounded to the weights format (stochastic rounding
-/// keyed by step and the global column col0 + c). A team owns a block of columns and walks
-/// the rows in order, its lanes along the row: X is read row by row, contiguously.
-template <class S, class A>
-void update_weights(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
-                    const Vector<A>& v, double final_scale, const precision::Rounder& accumulate,
-                    const precision::Rounder& weights, std::uint64_t step, std::int64_t col0,
-                    const Vector<A>& w) {
+template <Loss L, class A>
+void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients& k,
+                      const Vector<double>& y, const BatchRows& first, std::int64_t b, int steps,
+                      const precision::Rounder& arithmetic, const Vector<A>& u,
+                      const Vector<A>& v) {
+  precision::with_nearest_rounding<A>(arithmetic, [&](const auto& round) {
+    inner_recurrence<L>(G, r, k, y, first, b, steps, round, u, v);
+  });
+}
+
+/// g(c) = Σ_q X(row q, c)·v(q) over the `steps`·b rows of an outer step, accumulated in A
+/// (rounded after every operation when `accumulate` emulates a narrower format). A team owns a
+/// block of columns and walks the rows in order, its lanes along the row: X is read row by
+/// row, contiguously.
+template <class S, class A, class Round>
+void gradient_product(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
+                      const Vector<A>& v, const Round& accumulate, const Vector<A>& g) {
   constexpr int kCols = 512;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Team = typename Policy::member_type;
   using Scratch = Kokkos::View<A*, typename ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const std::int64_t n = w.extent(0), rows = steps * b;
-  const precision::Rounder acc_round = accumulate, w_round = weights;
-  const A scale = A(final_scale);
+  const std::int64_t n = g.extent(0), rows = steps * b;
+  const Round round = accumulate;
   Kokkos::parallel_for(
-      "minisgd::update_weights",
+      "minisgd::gradient_product",
       Policy((n + kCols - 1) / kCols, Kokkos::AUTO, Kokkos::AUTO)
           .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kCols))),
       KOKKOS_LAMBDA(const Team& team) {
         const std::int64_t c0 = std::int64_t(team.league_rank()) * kCols;
         const int width = int(kmin<std::int64_t>(kCols, n - c0));
-        Scratch g(team.team_scratch(0), kCols);
+        Scratch sum(team.team_scratch(0), kCols);
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width),
-                             [&](const int c) { g(c) = A(0); });
+                             [&](const int c) { sum(c) = A(0); });
         for (std::int64_t q = 0; q < rows; ++q) {
           team.team_barrier();
           const std::int64_t row = first(q / b) + q % b;
           const A vq = v(q);
-          if (acc_round.identity) {
-            Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
-              g(c) += precision::convert<A>(X(row, c0 + c)) * vq;
-            });
-          } else {
-            Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
-              g(c) = acc_round(g(c) + acc_round(precision::convert<A>(X(row, c0 + c)) * vq));
-            });
-          }
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
+            sum(c) = round(sum(c) + round(precision::convert<A>(X(row, c0 + c)) * vq));
+          });
         }
         team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
-          w(c0 + c) =
-              w_round(w_round(scale * w(c0 + c)) - g(c), step, std::uint64_t(col0 + c0 + c));
-        });
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width),
+                             [&](const int c) { g(c0 + c) = sum(c); });
       });
+}
+
+/// w(c) ← round(round(scale·w(c)) − g(c)), the outer rounding stochastic (when `weights` is)
+/// with the bits keyed by step and the global column col0 + c.
+template <class A, class Round>
+void apply_gradient(const Vector<A>& g, double final_scale, const Round& weights,
+                    std::uint64_t step, std::int64_t col0, const Vector<A>& w) {
+  const Round round = weights;
+  const A scale = A(final_scale);
+  Kokkos::parallel_for(
+      "minisgd::apply_gradient", Kokkos::RangePolicy<ExecSpace>(0, w.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t c) {
+        w(c) = round(round(scale * w(c)) - g(c), step, std::uint64_t(col0 + c));
+      });
+}
+
+/// w(c) ← c_{s+1}·w(c) − Σ_q X(row q, c)·v(q): gradient_product into the workspace g (as
+/// long as w), then apply_gradient, with the plan's roundings for the accumulation and for w.
+template <class S, class A>
+void update_weights(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
+                    const Vector<A>& v, double final_scale, const precision::Rounder& accumulate,
+                    const precision::Rounder& weights, std::uint64_t step, std::int64_t col0,
+                    const Vector<A>& g, const Vector<A>& w) {
+  precision::with_nearest_rounding<A>(
+      accumulate, [&](const auto& round) { gradient_product(X, first, b, steps, v, round, g); });
+  precision::with_rounding<A>(
+      weights, [&](const auto& round) { apply_gradient(g, final_scale, round, step, col0, w); });
 }
 
 }  // namespace minisgd

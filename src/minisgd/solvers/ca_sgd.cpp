@@ -31,6 +31,7 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
       plan_(c.precision.plan),
       real_(c.precision.realized),
       w_("w", data.part.local_cols()),
+      gradient_("gradient", data.part.local_cols()),
       packed_("packed", message_size(c.solver.s)),
       u_("u", std::int64_t(s_) * b_),
       v_("v", std::int64_t(s_) * b_),
@@ -91,7 +92,7 @@ void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
     auto t = timers_.scope("update");
     average(steps);  // reads the w of the outer step's start
     update_weights(data_.X, first_, b_, n, v_, scale_host_(n), gradient_accum_, weights_,
-                   2 * outer_, data_.part.col_begin(), w_);
+                   2 * outer_, data_.part.col_begin(), gradient_, w_);
   }
   ++outer_;
 }
@@ -107,7 +108,7 @@ void CaSgdStepper<S, A>::average(const std::vector<StepSpec>& steps) {
   scale_by_step(u_, o.kappa, b_, n, u_average_);
   average_.scale_and_add(w_, o.keep, o.take);
   update_weights(data_.X, first_, b_, n, u_average_, 1.0, gradient_accum_, precision::Rounder{}, 0,
-                 data_.part.col_begin(), average_.value());
+                 data_.part.col_begin(), gradient_, average_.value());
 }
 
 template <class S, class A>

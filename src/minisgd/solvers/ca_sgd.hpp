@@ -58,9 +58,10 @@ class CaSgdStepper final : public Stepper {
       gradient_accum_, weights_;
 
   Vector<A> w_;
-  Vector<A> packed_;  // [G (strictly block-lower, by block rows) | r], the message in A
-  Vector<A> u_, v_;   // ℓ' of every inner step; coefficient-weighted ℓ' for the update
-  BatchRows first_;   // first local row of each batch of the outer step
+  Vector<A> gradient_;  // Yᵀv of an outer step (update_weights' workspace)
+  Vector<A> packed_;    // [G (strictly block-lower, by block rows) | r], the message in A
+  Vector<A> u_, v_;     // ℓ' of every inner step; coefficient-weighted ℓ' for the update
+  BatchRows first_;     // first local row of each batch of the outer step
   typename BatchRows::HostMirror first_host_;
   Coefficients coef_;
   Kokkos::View<double**, Kokkos::LayoutRight, HostSpace> coef_host_;

@@ -32,9 +32,9 @@ constexpr int kChunk = 32;
 
 }  // namespace
 
-template <class In, class Acc>
+template <class In, class Acc, class Round>
 void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
-               const precision::Rounder& accumulate) {
+               const Round& accumulate) {
   const std::int64_t s = std::int64_t(Y.extent(0)) / b, n = Y.extent(1);
   if (s < 2) return;
   // Work items: (block row j, row tile, column tile) covering every b × jb block row.
@@ -56,7 +56,10 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const std::size_t scratch =
       2 * Scratch::shmem_size(kTile, kChunk) + Scratch::shmem_size(kTile, kTile);
-  const precision::Rounder round = accumulate;
+  const Round round = accumulate;
+  // A plain `if` on a constant: nvcc refuses a lambda whose first capture of a variable is
+  // inside `if constexpr`; the branch not taken is removed all the same.
+  constexpr bool exact = std::is_same_v<Round, precision::Exact>;
   // Threads take rows of the output tile, vector lanes its columns; each entry accumulates
   // over k in order, so the result does not depend on team or vector size, and the inner
   // loop runs along contiguous columns of Bᵀ and C (it vectorizes on CPUs).
@@ -91,7 +94,7 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](const int i) {
             for (int k = 0; k < kk; ++k) {
               const Acc a = A(i, k);
-              if (round.identity) {
+              if (exact) {
                 Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile),
                                      [&](const int c) { C(i, c) += a * Bt(k, c); });
               } else {  // an emulated narrower accumulator: round after every addition
@@ -108,6 +111,13 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                                [&](const int c) { packed(out + i * width + c) = C(i, c); });
         });
       });
+}
+
+template <class In, class Acc>
+void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
+               const precision::Rounder& accumulate) {
+  precision::with_nearest_rounding<Acc>(accumulate,
+                                        [&](const auto& round) { gram_team(Y, b, packed, round); });
 }
 
 template <class T>

@@ -43,7 +43,8 @@ enum class GramPath { none, blas, dnnl, team, cublas };
 const char* name(GramPath p);
 
 /// The portable team kernel: packed(...) = Σ_k Acc(Y(r,k))·Acc(Y(c,k)), accumulated in Acc,
-/// rounded by `accumulate` after every addition unless it is the identity. Compiled for
+/// rounded by `accumulate` after every addition unless it is the identity (the kernel is
+/// instantiated for the typed rounding, precision::with_nearest_rounding). Compiled for
 /// In ∈ {double, float, bf16, fp16} and Acc ∈ {double, float}.
 template <class In, class Acc>
 void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
