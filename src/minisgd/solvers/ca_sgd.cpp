@@ -205,6 +205,10 @@ void CaSgdStepper<S, A>::exchange_as(std::int64_t count) {
 template <class S, class A>
 nlohmann::json CaSgdStepper<S, A>::kernels() const {
   nlohmann::json k = {{"gram", name(gram_path_)}};
+  // Vendor libraries pick their own summation order over the columns, and OpenBLAS's changes
+  // with its thread count (docs/output.md, "Reproducibility").
+  if (gram_path_ != GramPath::none)
+    k["gram_summation"] = gram_path_ == GramPath::team ? "fixed" : "library";
   if (gram_path_ == GramPath::dnnl) k["gram_implementation"] = gram_.dnnl_implementation();
   // bf16 × bf16 → fp32 took the portable kernel where oneDNN could serve it: say why.
   if (gram_path_ == GramPath::team && gram_accum_.identity && std::is_same_v<A, float>)
