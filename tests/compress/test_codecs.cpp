@@ -280,6 +280,50 @@ TEST(Aps, RandomSumsAreAccurate) {
   }
 }
 
+// The Kahan path's benefit: positive values whose running sums outgrow the 2 fraction bits of
+// E5M2, so every merge drops bits. With the compensation lane the error of the sum must be
+// far below the plain sum's, and below the error of a single final rounding of the exact sum
+// to E5M2 (the best an 8-bit sum lane alone could do). Measured rms errors (gradient units,
+// values in [0.5, 1) per rank): P = 7: 0.0096 with, 0.44 without; P = 64: 0.11 with, 1.25
+// without, 1.24 for one rounding.
+TEST(Aps, KahanCompensationMakesTheSumMoreAccurate) {
+  const precision::CustomFormat f{5, 2};
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> uniform(0.5f, 1.0f);
+  for (const int P : {4, 7, 16, 64}) {
+    std::vector<std::vector<float>> g(P, std::vector<float>(512));
+    for (auto& v : g)
+      for (float& x : v) x = uniform(gen);
+    bool overflowed = false;
+    const std::vector<double> plain = aps_sum(g, f, false, overflowed);
+    ASSERT_FALSE(overflowed);
+    const std::vector<double> kahan = aps_sum(g, f, true, overflowed);
+    ASSERT_FALSE(overflowed);
+    // Error of the sum of what the ranks sent (each leaf rounded once to the format, in the
+    // block's scale, which both paths share): the part a compensated merge can recover.
+    float block_max = 0;
+    for (const auto& v : g)
+      for (float x : v) block_max = std::fmax(block_max, x);
+    const int shift =
+        aps::block_shift(f, aps::headroom_bits(f, P), aps::block_exponent(block_max, P));
+    double e_plain = 0, e_kahan = 0, e_once = 0;
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      double sent = 0;
+      for (const auto& v : g)
+        sent += aps::unscale(precision::decode(aps::encode_scaled(v[i], shift, f), f), shift);
+      const double once =
+          aps::unscale(precision::round_to(float(std::ldexp(sent, shift)), f), shift);
+      e_plain += (plain[i] - sent) * (plain[i] - sent);
+      e_kahan += (kahan[i] - sent) * (kahan[i] - sent);
+      e_once += (once - sent) * (once - sent);
+    }
+    EXPECT_LT(e_kahan, 0.05 * e_plain) << "P " << P << ": rms " << std::sqrt(e_kahan / 512)
+                                       << " with, " << std::sqrt(e_plain / 512) << " without";
+    EXPECT_LT(e_kahan, e_once) << "P " << P << ": rms " << std::sqrt(e_kahan / 512) << " with, "
+                               << std::sqrt(e_once / 512) << " for one rounding";
+  }
+}
+
 // |Σq| ≤ P·L must fit the code type for every bit width and P = 1..64; the codes of the
 // extreme values ±M are exactly ±L, so the worst-case sum is ±P·L.
 TEST(GlobalQsgd, IntegerSumsCannotOverflow) {
