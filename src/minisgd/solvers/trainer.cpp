@@ -88,124 +88,181 @@ void progress_state(StateArchive& a, TrainResult& r, std::int64_t& iteration,
   state_vector(a, "train.history", r.history);
 }
 
-TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Evaluation& eval,
-                  Timers& timers, const TrainHooks& hooks) {
-  const SolverConfig& s = c.solver;
-  std::int64_t total = static_cast<std::int64_t>(std::ceil(s.epochs * double(nb)));
-  if (s.max_iters > 0) total = s.epochs > 0 ? std::min(total, s.max_iters) : s.max_iters;
-  const std::int64_t every = s.eval_every > 0 ? s.eval_every : nb;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
+namespace {
 
-  TrainResult r;
-  Kokkos::Timer wall;  // for the progress line's rate
-  auto evaluate = [&](std::int64_t it) {
-    auto t = timers.scope("eval");
-    const Vector<double> w = stepper.local_weights();
-    HistoryRow h{it, double(it) / double(nb), eval.objective(w),
-                 eval.test_loss ? eval.test_loss(w) : nan, r.train_seconds};
+/// One run of train(): the loop's position and result, and its parts. The run is a sequence
+/// of stretches of steps between two evaluation points, each fenced and timed at its two ends
+/// only, then evaluated, checked against the stopping rules and checkpointed.
+class TrainingLoop {
+ public:
+  TrainingLoop(const Config& c, std::int64_t nb, Stepper& stepper, const Evaluation& eval,
+               Timers& timers, const TrainHooks& hooks)
+      : s_(c.solver),
+        nb_(nb),
+        stepper_(stepper),
+        eval_(eval),
+        timers_(timers),
+        hooks_(hooks),
+        saves_(hooks.checkpoints),
+        total_(total_steps(c.solver, nb)),
+        every_(s_.eval_every > 0 ? s_.eval_every : nb),
+        // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
+        // outside the FOM window (docs/output.md, "Figure of merit").
+        warmup_(std::min(c.output.warmup_steps, total_ / 2)),
+        planner_(c, nb, averaging_start(s_, nb, total_)) {}
+
+  TrainResult run() {
+    resume_or_start();
+    save_at_ = next_save();
+    wall_.reset();
+    r_.stop_reason = "iterations";
+    while (it_ < total_) {
+      // A group never crosses an evaluation point or the end, so the groups depend on the
+      // position alone; a checkpoint pauses the stretch after the group that reaches it.
+      const std::int64_t stop = std::min((it_ / every_ + 1) * every_, total_);
+      stretch(stop, std::min(stop, save_at_));
+      if (!go_on()) break;
+    }
+    r_.warmup_iterations = first_measured_ < 0 ? it_ : first_measured_;
+    r_.iterations = it_;
+    r_.epochs = double(it_) / double(nb_);
+    r_.final_loss = r_.history.back().loss;
+    return r_;
+  }
+
+ private:
+  static std::int64_t total_steps(const SolverConfig& s, std::int64_t nb) {
+    std::int64_t total = static_cast<std::int64_t>(std::ceil(s.epochs * double(nb)));
+    if (s.max_iters > 0) total = s.epochs > 0 ? std::min(total, s.max_iters) : s.max_iters;
+    return total;
+  }
+
+  /// The objective (and test loss) at the current step, recorded and printed.
+  double evaluate() {
+    auto t = timers_.scope("eval");
+    const Vector<double> w = stepper_.local_weights();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    HistoryRow h{it_, double(it_) / double(nb_), eval_.objective(w),
+                 eval_.test_loss ? eval_.test_loss(w) : nan, r_.train_seconds};
     if (!std::isfinite(h.loss))
       throw RuntimeFailure("objective is " + std::to_string(h.loss) + " at iteration " +
-                           std::to_string(it) + " (diverged after iteration " +
-                           std::to_string(r.history.empty() ? 0 : r.history.back().iteration) +
+                           std::to_string(it_) + " (diverged after iteration " +
+                           std::to_string(r_.history.empty() ? 0 : r_.history.back().iteration) +
                            "; try a smaller solver.step_size)");
-    r.history.push_back(h);
-    const double time_left = s.time_limit > 0 ? std::max(0.0, s.time_limit - hooks.elapsed()) : -1;
-    hooks.progress(progress_line(h, total, wall.seconds(), time_left));
+    r_.history.push_back(h);
+    const double time_left =
+        s_.time_limit > 0 ? std::max(0.0, s_.time_limit - hooks_.elapsed()) : -1;
+    hooks_.progress(progress_line(h, total_, wall_.seconds(), time_left));
     return h.loss;
-  };
-
-  std::int64_t it = 0, first_measured = -1;
-  const Checkpointing& saves = hooks.checkpoints;
-  if (!saves.resume.empty()) {  // run.restart: continue where the checkpoint was written
-    StateArchive a(saves.resume);
-    progress_state(a, r, it, first_measured);
-    stepper.state(a);
-    a.finish();
-    r.resumed_at = it;
-  } else {
-    r.initial_loss = evaluate(0);
   }
-  auto save = [&] {
-    StateArchive a;
-    progress_state(a, r, it, first_measured);
-    stepper.state(a);
-    saves.write(it, a.bytes());
-    r.checkpoint_at = it;
-  };
-  const auto never = std::numeric_limits<std::int64_t>::max();
-  auto next_save = [&] { return saves.every > 0 ? (it / saves.every + 1) * saves.every : never; };
-  std::int64_t save_at = next_save();
 
-  wall.reset();
-  r.stop_reason = "iterations";
-  // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
-  // outside the FOM window (docs/output.md, "Figure of merit").
-  const std::int64_t warmup = std::min(c.output.warmup_steps, total / 2);
-  StepPlanner planner(c, nb, averaging_start(s, nb, total));
-  // Whole groups while it < limit; a group never crosses `stop`.
-  auto steps_until = [&](std::int64_t limit, std::int64_t stop) {
-    while (it < limit) {
-      const std::int64_t end = std::min(it + stepper.group_size(), stop);
-      stepper.advance(planner.group(it, end));
-      it = end;
+  /// run.restart: continue where the checkpoint was written; otherwise the initial objective.
+  void resume_or_start() {
+    if (saves_.resume.empty()) {
+      r_.initial_loss = evaluate();
+      return;
     }
-  };
-  Kokkos::Timer clock;
-  while (it < total) {
-    // A stretch of steps between two evaluations, fenced at its two ends only; the FOM window
-    // is its part after the warm-up. A group never crosses an evaluation point or the end, so
-    // the groups depend on `it` alone; a checkpoint pauses the stretch after the group that
-    // reaches it.
-    const std::int64_t stop = std::min((it / every + 1) * every, total);
-    const std::int64_t pause = std::min(stop, save_at);
+    StateArchive a(saves_.resume);
+    progress_state(a, r_, it_, first_measured_);
+    stepper_.state(a);
+    a.finish();
+    r_.resumed_at = it_;
+  }
+
+  void save() {
+    StateArchive a;
+    progress_state(a, r_, it_, first_measured_);
+    stepper_.state(a);
+    saves_.write(it_, a.bytes());
+    r_.checkpoint_at = it_;
+  }
+
+  std::int64_t next_save() const {
+    return saves_.every > 0 ? (it_ / saves_.every + 1) * saves_.every
+                            : std::numeric_limits<std::int64_t>::max();
+  }
+
+  /// Whole groups while the position is below `limit`; a group never crosses `stop`.
+  void steps_until(std::int64_t limit, std::int64_t stop) {
+    while (it_ < limit) {
+      const std::int64_t end = std::min(it_ + stepper_.group_size(), stop);
+      stepper_.advance(planner_.group(it_, end));
+      it_ = end;
+    }
+  }
+
+  /// Steps up to `pause` (≤ `stop`), fenced at both ends; the FOM window is the part after the
+  /// warm-up.
+  void stretch(std::int64_t stop, std::int64_t pause) {
     std::int64_t measured_from = -1;
     double measured_start = 0;
     fence("training stretch begins");
-    clock.reset();
-    if (it < warmup) {
+    clock_.reset();
+    if (it_ < warmup_) {
       Region region("minisgd::warmup");
-      steps_until(std::min(warmup, pause), stop);
-      if (it < pause) fence("warm-up ends");
+      steps_until(std::min(warmup_, pause), stop);
+      if (it_ < pause) fence("warm-up ends");
     }
-    if (it < pause) {
-      measured_from = it;
-      if (first_measured < 0) first_measured = it;
-      measured_start = clock.seconds();
+    if (it_ < pause) {
+      measured_from = it_;
+      if (first_measured_ < 0) first_measured_ = it_;
+      measured_start = clock_.seconds();
       Region region("minisgd::fom_window");
       steps_until(pause, stop);
     }
     fence("training stretch ends");
-    const double seconds = clock.seconds();
-    r.train_seconds += seconds;
+    const double seconds = clock_.seconds();
+    r_.train_seconds += seconds;
     if (measured_from >= 0) {
-      r.fom_seconds += seconds - measured_start;
-      r.fom_iterations += it - measured_from;
+      r_.fom_seconds += seconds - measured_start;
+      r_.fom_iterations += it_ - measured_from;
     }
-    const bool evaluated = it % every == 0 || it == total;
+  }
+
+  /// After a stretch: evaluation, target loss, time limit and checkpoint; false to stop.
+  bool go_on() {
+    const bool evaluated = it_ % every_ == 0 || it_ == total_;
     if (evaluated) {
-      const double loss = evaluate(it);
-      if (s.target_loss && loss <= *s.target_loss) {
-        r.stop_reason = "target_loss";
-        break;
+      const double loss = evaluate();
+      if (s_.target_loss && loss <= *s_.target_loss) {
+        r_.stop_reason = "target_loss";
+        return false;
       }
     }
-    const bool save_point = it >= save_at && it < total;
-    if (s.time_limit > 0 && (evaluated || save_point) &&
-        hooks.clock_max(hooks.elapsed()) >= s.time_limit) {
-      r.stop_reason = "time_limit";
-      if (saves.every > 0 && it < total) save();
-      break;
+    const bool save_point = it_ >= save_at_ && it_ < total_;
+    if (s_.time_limit > 0 && (evaluated || save_point) &&
+        hooks_.clock_max(hooks_.elapsed()) >= s_.time_limit) {
+      r_.stop_reason = "time_limit";
+      if (saves_.every > 0 && it_ < total_) save();
+      return false;
     }
     if (save_point) {
       save();
-      save_at = next_save();
+      save_at_ = next_save();
     }
+    return true;
   }
-  r.warmup_iterations = first_measured < 0 ? it : first_measured;
-  r.iterations = it;
-  r.epochs = double(it) / double(nb);
-  r.final_loss = r.history.back().loss;
-  return r;
+
+  const SolverConfig& s_;
+  const std::int64_t nb_;
+  Stepper& stepper_;
+  const Evaluation& eval_;
+  Timers& timers_;
+  const TrainHooks& hooks_;
+  const Checkpointing& saves_;
+  const std::int64_t total_, every_, warmup_;
+  StepPlanner planner_;
+  TrainResult r_;
+  Kokkos::Timer wall_;   // for the progress line's rate
+  Kokkos::Timer clock_;  // a stretch's seconds
+  std::int64_t it_ = 0, first_measured_ = -1, save_at_ = 0;
+};
+
+}  // namespace
+
+TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Evaluation& eval,
+                  Timers& timers, const TrainHooks& hooks) {
+  return TrainingLoop(c, nb, stepper, eval, timers, hooks).run();
 }
 
 }  // namespace minisgd
