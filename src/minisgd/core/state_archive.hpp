@@ -32,7 +32,8 @@ class StateArchive {
       put(std::uint64_t(name.size()));
       bytes_ += name;
       put(std::uint64_t(n));
-      bytes_.append(static_cast<const char*>(data), n);
+      // (n = 0: an empty view's data may be null, which neither append nor memcpy accept)
+      if (n > 0) bytes_.append(static_cast<const char*>(data), n);
       return;
     }
     const std::uint64_t name_size = take();
@@ -43,7 +44,7 @@ class StateArchive {
       throw InputError("checkpoint does not fit this run: expected '" + name + "' of " +
                        std::to_string(n) + " bytes, found '" + found + "' of " +
                        (size == ~0ull ? std::string("?") : std::to_string(size)) + " bytes");
-    std::memcpy(data, bytes_.data() + at_, n);
+    if (n > 0) std::memcpy(data, bytes_.data() + at_, n);
     at_ += n;
   }
 
