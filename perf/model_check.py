@@ -20,7 +20,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "studies"))
-from minisgd_runs import ROOT, mpirun, predict, run_report  # noqa: E402
+from minisgd_runs import ROOT, calibrate, predict, run_report  # noqa: E402
 
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 DEFAULT_DECKS = ["higgs-sgd-fp32", "higgs-casgd-mixed", "susy-sgd-fp32", "susy-casgd-mixed",
@@ -51,9 +51,7 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for P in a.ranks:
-            machine = os.path.join(tmp, f"this-np{P}.yaml")
-            with open(machine, "w") as f:
-                f.write(mpirun(P, os.path.join(a.build, "perf", "calibrate"), f"this-np{P}"))
+            machine = calibrate(a.build, P, tmp)
             for name in a.decks:
                 deck = os.path.join(PAPER, name + ".yaml")
                 casgd = "casgd" in name

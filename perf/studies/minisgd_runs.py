@@ -20,6 +20,14 @@ def mpirun(P, *args):
     return done.stdout
 
 
+def calibrate(build, P, folder):
+    """perf/calibrate at P ranks, written as a machine file in folder; returns its path."""
+    machine = os.path.join(folder, f"this-np{P}.yaml")
+    with open(machine, "w") as f:
+        f.write(mpirun(P, os.path.join(build, "perf", "calibrate"), f"this-np{P}"))
+    return machine
+
+
 def run_report(build, deck, P, sets, report):
     """Runs a deck at P ranks with --set overrides; returns its JSON report."""
     mpirun(P, os.path.join(build, "src", "minisgd"), deck, "--set", f"output.report={report}",
