@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # expect.sh CODE REGEX SECONDS -- COMMAND...
 # Runs COMMAND, passes when it exits with CODE within SECONDS and its output matches REGEX.
+# MINISGD_TEST_TIME_SCALE (a whole number, default 1) multiplies SECONDS for slow builds (the
+# sanitizer stage): the limit is there to catch a hang, not to time the run.
 set -u
-code=$1 regex=$2 seconds=$3
+code=$1 regex=$2 seconds=$(($3 * ${MINISGD_TEST_TIME_SCALE:-1}))
 shift 4
 out=$(timeout --kill-after=5 "$seconds" "$@" 2>&1)
 rc=$?
