@@ -3,21 +3,32 @@
 // Kernel rates (γ) are timed on every rank at once (as P ranks of a node run), the slowest rank's
 // figure kept, with minisgd's own kernels at two shapes each and fitted
 // (SGD step: bytes at an effective bandwidth + a cost per row; Gram: flops at a rate + a cost
-// per packed entry); α and β come from the
-// training communicator's AllReduce at 8 bytes and 8 MiB with every rank taking part.
+// per packed entry); the host's share of a step from minisgd's own training loop on a problem
+// too small for its kernels to matter; α and β from the training communicator's AllReduce at
+// 8 bytes and 1 MiB with every rank taking part, called back to back as training calls it.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
+#include "minisgd/app/run.hpp"
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
+#include "minisgd/config/deck.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
+#include "minisgd/perfmodel/step_model.hpp"
 #include "minisgd/precision/storage_types.hpp"
 #include "support/ceilings.hpp"
 #include "support/fixtures.hpp"
@@ -86,19 +97,171 @@ double launch_seconds() {
          n;
 }
 
-// Seconds of one AllReduce of `bytes`, the slowest rank, best of reps.
-double allreduce_seconds(comm::Communicator& c, std::size_t bytes) {
-  std::vector<double> buf(std::max<std::size_t>(1, bytes / 8), 1.0);
-  double best = 1e30;
-  for (int r = 0; r < 20; ++r) {
-    c.barrier();
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// A few microseconds of dependent arithmetic: a training step's local work between two
+// collectives.
+double busy_work() {
+  double x = 1.0;
+  for (int i = 0; i < 4000; ++i) x = x * 0.999999 + 1e-9;
+  return x;
+}
+
+// Seconds of one AllReduce of `bytes` as training sees it: each call after a step's worth of
+// local work, no barrier between them, so a rank the scheduler delays delays the others (the
+// slowest rank's mean over a block, less the work alone; the median of five blocks).
+double allreduce_seconds(comm::Communicator& c, std::size_t bytes, int calls) {
+  std::vector<double> buf(std::max<std::size_t>(1, bytes / 8), 1.0), blocks;
+  double sink = 0;
+  const auto block = [&](bool reduce) {
     const double t0 = MPI_Wtime();
-    c.allreduce(buf.data(), buf.size(), comm::Op::sum);
-    double t = MPI_Wtime() - t0;
+    for (int k = 0; k < calls; ++k) {
+      sink += busy_work();
+      if (reduce) c.allreduce(buf.data(), buf.size(), comm::Op::sum);
+    }
+    double t = (MPI_Wtime() - t0) / calls;
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    best = std::min(best, t);
+    return t;
+  };
+  c.barrier();
+  for (int r = 0; r < 6; ++r) {
+    const double both = block(true), work = block(false);
+    if (r > 0) blocks.push_back(std::max(both - work, 0.0));  // the first block warms up
   }
-  return best;
+  if (sink < 0) std::puts("");
+  return median(blocks);
+}
+
+// How much longer than asked a short sleep lasts, with the timer slack comm.emulate sets.
+double sleep_overshoot_seconds() {
+#ifdef __linux__
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+#endif
+  const double asked = 20e-6;
+  std::vector<double> blocks;
+  for (int r = 0; r < 5; ++r) {
+    Kokkos::Timer t;
+    for (int k = 0; k < 100; ++k) std::this_thread::sleep_for(std::chrono::duration<double>(asked));
+    blocks.push_back(t.seconds() / 100 - asked);
+  }
+  return median(blocks);
+}
+
+// Seconds per step of minisgd's training loop, on this rank alone, for a problem of one
+// column and one-row batches: what a step costs beside its kernels (planning, the stepper's
+// host to device copies, timers, the communicator call).
+double loop_step_seconds(const std::string& solver) {
+  const Config c = parse_deck(
+      "run: {seed: 1}\n"
+      "data: {source: synthetic, synthetic: {kind: synth, rows: 4096, features: 1}}\n"
+      "model: {loss: logistic, l2: 1.0e-3}\n"
+      "solver: {decomposition: column, batch_size: 1, epochs: 4, step_size: 0.01, " +
+          solver + "}\nprecision: {preset: fp64}\n",
+      "calibrate");
+  comm::MpiCommunicator self(MPI_COMM_SELF);
+  std::vector<double> runs;
+  for (int r = 0; r < 3; ++r) {
+    std::ostringstream out, err;
+    const RunOutcome o = run(c, self, out, err);
+    runs.push_back(o.result.fom_seconds /
+                   double(std::max<std::int64_t>(1, o.result.fom_iterations)));
+  }
+  return median(runs);
+}
+
+struct HostCosts {
+  double sgd = 0, outer = 0, inner = 0;
+};
+
+// The loop's time per step less what the model already charges its kernels (`m` without host
+// costs): SGD per step; CA-SGD per outer step from s = 1 and per inner step from s = 16.
+HostCosts host_costs(const perfmodel::Machine& m) {
+  perfmodel::Workload w;
+  w.method = Method::ca_sgd;
+  w.decomposition = Decomposition::column;
+  w.batch = 1;
+  w.features = 1;
+  w.storage_bytes = w.arithmetic_bytes = w.gram_input_bytes = w.wire_bytes = 8;
+  const auto kernels = [&](int s) {
+    w.s = s;
+    return perfmodel::predict_step(w, m).compute_s;
+  };
+  HostCosts h;
+  perfmodel::Workload sgd = w;
+  sgd.method = Method::sgd;
+  h.sgd = loop_step_seconds("method: sgd") - perfmodel::predict_step(sgd, m).compute_s;
+  const double one = loop_step_seconds("method: ca-sgd, s: 1") - kernels(1);
+  const double sixteen = 16 * (loop_step_seconds("method: ca-sgd, s: 16") - kernels(16));
+  h.inner = (sixteen - one) / 15;
+  h.outer = one - h.inner;
+  for (double* x : {&h.sgd, &h.outer, &h.inner}) *x = std::max(*x, 1e-12);
+  return h;
+}
+
+// The kernel figures of this rank (γ), fitted as docs/performance_model.md describes.
+perfmodel::Machine kernel_figures() {
+  perfmodel::Machine m;
+  m.memory_Bps = perf::triad_bandwidth();
+  m.launch_s = launch_seconds();
+  // SGD step = rows·(d·4 + 8)/(bw·eff) + rows·row + 2 launches: fit eff at d = 2000 (bytes
+  // dominate) and row at d = 28 (rows dominate), each given the other.
+  const std::int64_t b = 256;
+  const double wide = sgd_step_seconds(b, 2000), narrow = sgd_step_seconds(b, 28);
+  const double bytes_wide = b * (2000.0 * 4 + 8), bytes_narrow = b * (28.0 * 4 + 8);
+  const double bw = m.memory_Bps, launch = m.launch_s;
+  double row = 0, eff = 1;
+  for (int it = 0; it < 20; ++it) {  // two equations, two unknowns
+    eff = std::clamp(bytes_wide / bw / std::max(wide - b * row - 2 * launch, 1e-12), 0.01, 1.0);
+    row = std::max(0.0, (narrow - bytes_narrow / (bw * eff) - 2 * launch) / b);
+  }
+  m.stream_efficiency = eff;
+  m.row_s = std::max(row, 1e-12);
+  // The packed Gram at the paper decks' CA-SGD shape (s = 16, b = 32): time = flops / rate
+  // + entries · entry; rate from 2000 local columns, entry from 28 (fp32), rates of the
+  // other input types at 2000 given that entry cost.
+  const std::int64_t gs = 16, gb = 32;
+  const double entries = double(gram_packed_size(gs, gb));
+  const auto flops = [&](std::int64_t n) { return 2.0 * gram_multiply_adds(gs, gb, n); };
+  const double t32 = gram_seconds<float, float>(gs, gb, 2000);
+  const double t32_narrow = gram_seconds<float, float>(gs, gb, 28);
+  double entry = 0, g32 = flops(2000) / t32;
+  for (int it = 0; it < 20; ++it) {
+    g32 = flops(2000) / std::max(t32 - entries * entry, 1e-12);
+    entry = std::max(0.0, (t32_narrow - flops(28) / g32) / entries);
+  }
+  const auto rate = [&](double t) { return flops(2000) / std::max(t - entries * entry, 1e-12); };
+  m.gemm_fp32_Fps = g32;
+  m.gram_entry_s = std::max(entry, 1e-12);
+  m.gemm_fp64_Fps = rate(gram_seconds<double, double>(gs, gb, 2000));
+  m.gemm_bf16_Fps = rate(gram_seconds<precision::bf16, float>(gs, gb, 2000));
+  m.scalar_Fps = scalar_rate();
+  return m;
+}
+
+void print_machine(const perfmodel::Machine& m, int P) {
+  std::printf(
+      "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
+      "name: %s\n"
+      "source: \"perf/calibrate on this machine: triad, minisgd's SGD step at b = 256, d = 2000 "
+      "and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28, the training loop on one "
+      "column, AllReduce at 8 B and 1 MiB over %d rank(s)\"\n"
+      "memory: {bandwidth_GBps: %.4g}\n"
+      "kernels:\n"
+      "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n"
+      "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
+      "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n"
+      "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, sleep_overshoot_us: %.4g}\n"
+      "network: {latency_us: %.4g, bandwidth_GBps: %.4g}%s\n",
+      P, m.name.c_str(), P, m.memory_Bps * 1e-9, m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3),
+      m.launch_s * 1e6, m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
+      std::max(m.gram_entry_s * 1e9, 1e-3), m.scalar_Fps * 1e-9,
+      std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
+      std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.sleep_overshoot_s * 1e6, 1e-3),
+      m.latency_s * 1e6, m.network_Bps * 1e-9,
+      P > 1 ? "" : "  # not measured at one rank: placeholders");
 }
 
 }  // namespace
@@ -108,74 +271,35 @@ int main(int argc, char** argv) {
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     comm::MpiCommunicator world(MPI_COMM_WORLD);
-    const int P = world.size(), rank = world.rank();
-    const std::string name = argc > 1 ? argv[1] : "this";
-
-    // Network: α from a one-value AllReduce (2⌈log2 P⌉ messages), β from 8 MiB.
+    const int P = world.size();
+    // Network: α from a one-value AllReduce (2⌈log2 P⌉ messages), β from 1 MiB (the size of
+    // CA-SGD's packed message at s = 16 on the paper decks is 0.5 MB).
     double alpha = 1e-6, beta_Bps = 10e9;
     if (P > 1) {
-      const double small = allreduce_seconds(world, 8);
-      const double big_bytes = 8 << 20, big = allreduce_seconds(world, std::size_t(big_bytes));
-      const double messages = 2.0 * comm::ceil_log2(P);
-      alpha = small / messages;
+      const double small = allreduce_seconds(world, 8, 400);
+      const double big_bytes = 1 << 20;
+      const double big = allreduce_seconds(world, std::size_t(big_bytes), 20);
+      alpha = small / (2.0 * comm::ceil_log2(P));
       beta_Bps = 2.0 * (P - 1) / P * big_bytes / std::max(big - small, 1e-9);
     }
-    {
-      world.barrier();
-      double bw = perf::triad_bandwidth();
-      double launch = launch_seconds();
-      // SGD step = rows·(d·4 + 8)/(bw·eff) + rows·row + 2 launches: fit eff at d = 2000 (bytes
-      // dominate) and row at d = 28 (rows dominate), each given the other.
-      const std::int64_t b = 256;
-      const double wide = sgd_step_seconds(b, 2000), narrow = sgd_step_seconds(b, 28);
-      const double bytes_wide = b * (2000.0 * 4 + 8), bytes_narrow = b * (28.0 * 4 + 8);
-      double row = 0, eff = 1;
-      for (int it = 0; it < 20; ++it) {  // two equations, two unknowns
-        eff = std::clamp(bytes_wide / bw / std::max(wide - b * row - 2 * launch, 1e-12), 0.01, 1.0);
-        row = std::max(0.0, (narrow - bytes_narrow / (bw * eff) - 2 * launch) / b);
-      }
-      // The packed Gram at the paper decks' CA-SGD shape (s = 16, b = 32): time = flops / rate
-      // + entries · entry; rate from 2000 local columns, entry from 28 (fp32), rates of the
-      // other input types at 2000 given that entry cost.
-      const std::int64_t gs = 16, gb = 32;
-      const double entries = double(gram_packed_size(gs, gb));
-      const auto flops = [&](std::int64_t n) { return 2.0 * gram_multiply_adds(gs, gb, n); };
-      const double t32 = gram_seconds<float, float>(gs, gb, 2000);
-      const double t32_narrow = gram_seconds<float, float>(gs, gb, 28);
-      double entry = 0, g32 = flops(2000) / t32;
-      for (int it = 0; it < 20; ++it) {
-        g32 = flops(2000) / std::max(t32 - entries * entry, 1e-12);
-        entry = std::max(0.0, (t32_narrow - flops(28) / g32) / entries);
-      }
-      const auto rate = [&](double t) {
-        return flops(2000) / std::max(t - entries * entry, 1e-12);
-      };
-      double g64 = rate(gram_seconds<double, double>(gs, gb, 2000));
-      double g16 = rate(gram_seconds<precision::bf16, float>(gs, gb, 2000));
-      double scalar = scalar_rate();
-      // The slowest rank: least rates, largest costs.
-      for (double* x : {&bw, &eff, &g64, &g32, &g16, &scalar})
-        MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-      for (double* x : {&row, &launch, &entry})
-        MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      if (rank == 0)
-        std::printf(
-            "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
-            "name: %s\n"
-            "source: \"perf/calibrate on this machine: triad, minisgd's SGD step at b = 256, d = "
-            "2000 and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28, AllReduce at 8 B and "
-            "8 MiB "
-            "over %d rank(s)\"\n"
-            "memory: {bandwidth_GBps: %.4g}\n"
-            "kernels:\n"
-            "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n"
-            "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
-            "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n"
-            "network: {latency_us: %.4g, bandwidth_GBps: %.4g}%s\n",
-            P, name.c_str(), P, bw * 1e-9, eff, std::max(row * 1e9, 1e-3), launch * 1e6, g64 * 1e-9,
-            g32 * 1e-9, g16 * 1e-9, std::max(entry * 1e9, 1e-3), scalar * 1e-9, alpha * 1e6,
-            beta_Bps * 1e-9, P > 1 ? "" : "  # not measured at one rank: placeholders");
-    }
+    world.barrier();
+    perfmodel::Machine m = kernel_figures();
+    const HostCosts h = host_costs(m);
+    m.sgd_step_host_s = h.sgd;
+    m.ca_outer_host_s = h.outer;
+    m.ca_inner_host_s = h.inner;
+    m.sleep_overshoot_s = std::max(sleep_overshoot_seconds(), 1e-12);
+    // The slowest rank: least rates, largest costs.
+    for (double* x : {&m.memory_Bps, &m.stream_efficiency, &m.gemm_fp64_Fps, &m.gemm_fp32_Fps,
+                      &m.gemm_bf16_Fps, &m.scalar_Fps})
+      MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    for (double* x : {&m.row_s, &m.launch_s, &m.gram_entry_s, &m.sgd_step_host_s,
+                      &m.ca_outer_host_s, &m.ca_inner_host_s, &m.sleep_overshoot_s})
+      MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    m.latency_s = alpha;
+    m.network_Bps = beta_Bps;
+    m.name = argc > 1 ? argv[1] : "this";
+    if (world.rank() == 0) print_machine(m, P);
   }
   MPI_Finalize();
   return 0;

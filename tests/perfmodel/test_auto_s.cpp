@@ -14,7 +14,8 @@ using test::deck_error;
 
 namespace {
 
-/// A machine file with this network latency (the other figures are those of a modest CPU).
+/// A machine file with this network latency (the other figures are those of a modest CPU whose
+/// host share of a step is negligible).
 std::string machine_file(double latency_us) {
   const std::string path = ::testing::TempDir() + "minisgd_auto_s_" +
                            std::to_string(int(latency_us)) + "_" +
@@ -25,6 +26,8 @@ std::string machine_file(double latency_us) {
                            "kernels: {stream_efficiency: 0.5, row_ns: 20, launch_us: 0.1,\n"
                            "  gemm_fp64_GFps: 20, gemm_fp32_GFps: 40, gemm_bf16_GFps: 80,\n"
                            "  gram_entry_ns: 0.1, scalar_GFps: 2}\n"
+                           "host: {sgd_step_us: 0.001, ca_outer_us: 0.001, ca_inner_us: 0.001,\n"
+                           "  sleep_overshoot_us: 0.001}\n"
                            "network: {latency_us: "
                         << latency_us << ", bandwidth_GBps: 10}\n";
   MPI_Barrier(MPI_COMM_WORLD);

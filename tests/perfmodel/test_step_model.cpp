@@ -101,6 +101,51 @@ TEST(StepModel, EmulatedNetworkAddsItsCostPerCollective) {
   EXPECT_NEAR(emulated.bandwidth_s - plain.bandwidth_s, 2.0 * 2 / 3 * 64 * 4 / 1e9, 1e-15);
 }
 
+// Each emulated wait is one sleep, which lasts the machine's overshoot longer than asked: one
+// per collective call, one per point-to-point message of a merge collective.
+TEST(StepModel, EveryEmulatedSleepOvershoots) {
+  Machine m = machine();
+  Workload w = column(3, 64, 500, 0);
+  w.emulated_latency_s = 1e-3;
+  w.emulated_Bps = 1e9;
+  const double base = predict_step(w, m).latency_s;
+  m.sleep_overshoot_s = 7e-6;
+  EXPECT_NEAR(predict_step(w, m).latency_s - base, 7e-6, 1e-15);  // the margins' AllReduce
+  Workload row = w;  // cast at P = 3: shifted trees, 2⌈log2 3⌉ = 4 messages
+  row.decomposition = Decomposition::row;
+  row.compression.method = CompressionMethod::cast;
+  const double with = predict_step(row, m).latency_s;
+  m.sleep_overshoot_s = 0;
+  const auto plain = predict_step(row, m);
+  EXPECT_DOUBLE_EQ(plain.messages, 4);
+  EXPECT_NEAR(with - plain.latency_s, 4 * 7e-6, 1e-15);
+  // Without comm.emulate nothing sleeps.
+  row.emulated_Bps = 0;
+  m.sleep_overshoot_s = 7e-6;
+  const double native = predict_step(row, m).latency_s;
+  m.sleep_overshoot_s = 0;
+  EXPECT_DOUBLE_EQ(predict_step(row, m).latency_s, native);
+}
+
+// The host's share: once per SGD step, once per CA-SGD outer step plus once per inner step;
+// so at s = 1 CA-SGD is SGD column plus the difference of the two loops' host costs.
+TEST(StepModel, HostCostsPerStepAndPerOuterStep) {
+  Machine m = machine();
+  const auto kernels = [&](int s) { return predict_step(column(2, 64, 500, s), m).compute_s; };
+  const double sgd = kernels(0), ca1 = kernels(1), ca16 = kernels(16);
+  m.sgd_step_host_s = 3e-6;
+  m.ca_outer_host_s = 5e-6;
+  m.ca_inner_host_s = 0.25e-6;
+  EXPECT_NEAR(kernels(0) - sgd, 3e-6, 1e-15);
+  EXPECT_NEAR(kernels(1) - ca1, 5e-6 + 0.25e-6, 1e-15);
+  EXPECT_NEAR(kernels(16) - ca16, 5e-6 / 16 + 0.25e-6, 1e-15);
+  Workload row = column(2, 64, 500, 0);
+  row.decomposition = Decomposition::row;
+  const double with = predict_step(row, m).compute_s;
+  m.sgd_step_host_s = 0;
+  EXPECT_NEAR(with - predict_step(row, m).compute_s, 3e-6, 1e-15);
+}
+
 // The row decomposition's AllReduce of d gradient values, dense and compressed.
 TEST(StepModel, CompressorsSendTheirFractionOfDense) {
   Workload w;
@@ -134,6 +179,7 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
       "name: t\nsource: hand\nmemory: {bandwidth_GBps: 10}\n"
       "kernels: {stream_efficiency: 0.5, row_ns: 3, launch_us: 1, gemm_fp64_GFps: 1,\n"
       "          gemm_fp32_GFps: 2, gemm_bf16_GFps: 4, gram_entry_ns: 1, scalar_GFps: 1}\n"
+      "host: {sgd_step_us: 1.5, ca_outer_us: 3, ca_inner_us: 0.2, sleep_overshoot_us: 9}\n"
       "network: {latency_us: 2, bandwidth_GBps: 5}\n";
   const Machine m = perfmodel::parse_machine(good, "m.yaml");
   EXPECT_EQ(m.name, "t");
@@ -141,6 +187,10 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   EXPECT_DOUBLE_EQ(m.row_s, 3e-9);
   EXPECT_DOUBLE_EQ(m.latency_s, 2e-6);
   EXPECT_DOUBLE_EQ(m.network_Bps, 5e9);
+  EXPECT_DOUBLE_EQ(m.sgd_step_host_s, 1.5e-6);
+  EXPECT_DOUBLE_EQ(m.ca_outer_host_s, 3e-6);
+  EXPECT_DOUBLE_EQ(m.ca_inner_host_s, 0.2e-6);
+  EXPECT_DOUBLE_EQ(m.sleep_overshoot_s, 9e-6);
   const auto refused = [&](const std::string& text, const std::string& what) {
     try {
       perfmodel::parse_machine(text, "m.yaml");
@@ -149,10 +199,13 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  refused(good + "extra: 1\n", "m.yaml:7: extra: unknown key");
-  refused("network: {latency_us: 2}\nmemory: {bandwidth_GBps: 10}\nkernels: {}\n",
+  refused(good + "extra: 1\n", "m.yaml:8: extra: unknown key");
+  refused("network: {latency_us: 2}\nmemory: {bandwidth_GBps: 10}\nkernels: {}\nhost: {}\n",
           "kernels.stream_efficiency: missing");
   std::string negative = good;
   negative.replace(negative.find("latency_us: 2"), 13, "latency_us: -2");
   refused(negative, "network.latency_us: must be > 0");
+  std::string no_host = good;
+  no_host.replace(no_host.find("host:"), 0, "#");
+  refused(no_host, "host: expected a map of keys");
 }

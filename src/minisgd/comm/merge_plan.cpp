@@ -23,24 +23,34 @@ int ceil_log2(int ranks) {
   return k;
 }
 
-double schedule_time(MergeSchedule schedule, MergeShape shape, int ranks, double bytes,
-                     const LinkCost& link) {
-  if (ranks <= 1) return 0;
-  const double a = link.alpha_s, b = link.seconds_per_byte, P = ranks;
-  const double rounds = ceil_log2(ranks);
-  if (schedule == MergeSchedule::shifted_trees) return 2 * rounds * a + 2 * (P - 1) / P * bytes * b;
+ScheduleTime schedule_time(MergeSchedule schedule, MergeShape shape, int ranks, double bytes,
+                           const LinkCost& link) {
+  ScheduleTime t;
+  if (ranks <= 1) return t;
+  const double P = ranks, rounds = ceil_log2(ranks);
   const double p2 = fold_in_size(ranks), core_rounds = ceil_log2(int(p2));
-  const double fold = ranks > p2 ? 2 * (a + bytes * b) : 0;  // fold-in and fold-out
-  if (shape == MergeShape::whole) return fold + core_rounds * (a + bytes * b);
-  return fold + 2 * core_rounds * a + 2 * (p2 - 1) / p2 * bytes * b;
+  const bool fold = ranks > p2;  // halving's fold-in and fold-out: one whole payload each
+  if (schedule == MergeSchedule::shifted_trees) {
+    t.messages = 2 * rounds;
+    t.bytes = 2 * (P - 1) / P * bytes;
+  } else if (shape == MergeShape::whole) {
+    t.messages = (fold ? 2 : 0) + core_rounds;
+    t.bytes = ((fold ? 2 : 0) + core_rounds) * bytes;
+  } else {
+    t.messages = (fold ? 2 : 0) + 2 * core_rounds;
+    t.bytes = (fold ? 2 * bytes : 0) + 2 * (p2 - 1) / p2 * bytes;
+  }
+  t.latency_s = t.messages * link.alpha_s;
+  t.bandwidth_s = t.bytes * link.seconds_per_byte;
+  return t;
 }
 
 MergeSchedule choose_schedule(MergeShape shape, int ranks, std::size_t count,
                               std::size_t elem_bytes, const LinkCost& link) {
   if (shape == MergeShape::whole || ranks <= 1) return MergeSchedule::halving;
   const double bytes = double(count) * double(elem_bytes);
-  return schedule_time(MergeSchedule::shifted_trees, shape, ranks, bytes, link) <
-                 schedule_time(MergeSchedule::halving, shape, ranks, bytes, link)
+  return schedule_time(MergeSchedule::shifted_trees, shape, ranks, bytes, link).total_s() <
+                 schedule_time(MergeSchedule::halving, shape, ranks, bytes, link).total_s()
              ? MergeSchedule::shifted_trees
              : MergeSchedule::halving;
 }

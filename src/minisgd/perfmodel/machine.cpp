@@ -61,7 +61,8 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   if (!root.IsMap()) throw InputError(origin + ": expected a map of keys");
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
-    if (k != "name" && k != "source" && k != "memory" && k != "kernels" && k != "network")
+    if (k != "name" && k != "source" && k != "memory" && k != "kernels" && k != "host" &&
+        k != "network")
       throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + k +
                        ": unknown key");
   }
@@ -69,7 +70,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.name = root["name"] ? root["name"].as<std::string>() : origin;
   m.source = root["source"] ? root["source"].as<std::string>() : "";
   Section memory(root, "memory", origin), kernels(root, "kernels", origin),
-      network(root, "network", origin);
+      host(root, "host", origin), network(root, "network", origin);
   m.memory_Bps = memory.number("bandwidth_GBps", 1e9);
   m.stream_efficiency = kernels.number("stream_efficiency", 1);
   m.row_s = kernels.number("row_ns", 1e-9);
@@ -79,10 +80,15 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.gemm_bf16_Fps = kernels.number("gemm_bf16_GFps", 1e9);
   m.gram_entry_s = kernels.number("gram_entry_ns", 1e-9);
   m.scalar_Fps = kernels.number("scalar_GFps", 1e9);
+  m.sgd_step_host_s = host.number("sgd_step_us", 1e-6);
+  m.ca_outer_host_s = host.number("ca_outer_us", 1e-6);
+  m.ca_inner_host_s = host.number("ca_inner_us", 1e-6);
+  m.sleep_overshoot_s = host.number("sleep_overshoot_us", 1e-6);
   m.latency_s = network.number("latency_us", 1e-6);
   m.network_Bps = network.number("bandwidth_GBps", 1e9);
   memory.finish();
   kernels.finish();
+  host.finish();
   network.finish();
   return m;
 }

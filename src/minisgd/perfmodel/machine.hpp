@@ -19,6 +19,12 @@ struct Machine {
   double gemm_bf16_Fps = 0;
   double gram_entry_s = 0;  // per packed Gram entry (short dot products, stores)
   double scalar_Fps = 0;    // small dense work: the CA-SGD recurrence
+  // The host's share of a step, beside the kernels: step planning, the stepper's small host to
+  // device copies, timers and the communicator call itself (paid at one rank too).
+  double sgd_step_host_s = 0;    // per SGD step
+  double ca_outer_host_s = 0;    // per CA-SGD outer step
+  double ca_inner_host_s = 0;    // per CA-SGD inner step
+  double sleep_overshoot_s = 0;  // how much longer than asked a sleep lasts (comm.emulate)
   // Network, per rank: one message costs latency_s + bytes / network_Bps.
   double latency_s = 0;
   double network_Bps = 0;

@@ -17,19 +17,20 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 // Adds the cost of one collective call moving `bytes` per rank in `messages` messages; the
 // emulated network charges ⌈log2 P⌉·α_e per collective (α_e per point-to-point message) plus
-// the counted bytes over its bandwidth, as comm/emulated_network does.
+// the counted bytes over its bandwidth, as comm/emulated_network does, in one sleep per call
+// (`sleeps`), each lasting the machine's sleep overshoot longer than asked.
 struct Ledger {
   const Workload& w;
   const Machine& m;
   StepTime t;
   double log2p() const { return comm::ceil_log2(w.ranks); }
-  void charge(double messages, double bytes, double emulated_hops) {
+  void charge(double messages, double bytes, double emulated_hops, double sleeps = 1) {
     t.messages += messages;
     t.bytes += bytes;
     t.latency_s += messages * m.latency_s;
     t.bandwidth_s += bytes / m.network_Bps;
     if (w.emulated_Bps > 0) {
-      t.latency_s += emulated_hops * w.emulated_latency_s;
+      t.latency_s += emulated_hops * w.emulated_latency_s + sleeps * m.sleep_overshoot_s;
       t.bandwidth_s += bytes / w.emulated_Bps;
     }
   }
@@ -42,26 +43,18 @@ struct Ledger {
   void alltoall(double payload) {
     if (w.ranks > 1) charge(w.ranks - 1, (w.ranks - 1) * payload, log2p());
   }
+  // A merge collective: one point-to-point call (one emulated hop, one sleep) per message.
   void merge(comm::MergeShape shape, double count, double elem_bytes) {
     if (w.ranks == 1) return;
     const auto schedule =
         comm::choose_schedule(shape, w.ranks, std::size_t(count), std::size_t(elem_bytes));
     const comm::LinkCost link{m.latency_s, 1 / m.network_Bps};
-    const double time = comm::schedule_time(schedule, shape, w.ranks, count * elem_bytes, link);
-    // Split the schedule's time into its α and β parts by costing it on a latency-free link.
-    const double beta_part = comm::schedule_time(schedule, shape, w.ranks, count * elem_bytes,
-                                                 comm::LinkCost{0, 1 / m.network_Bps});
-    const double messages = m.latency_s > 0 ? (time - beta_part) / m.latency_s : 0;
-    const double bytes = beta_part * m.network_Bps;
-    t.messages += messages;
-    t.bytes += bytes;
-    t.latency_s += time - beta_part;
-    t.bandwidth_s += beta_part;
-    if (w.emulated_Bps > 0) {
-      t.latency_s += messages * w.emulated_latency_s;
-      t.bandwidth_s += bytes / w.emulated_Bps;
-    }
+    const comm::ScheduleTime path =
+        comm::schedule_time(schedule, shape, w.ranks, count * elem_bytes, link);
+    charge(path.messages, path.bytes, path.messages, path.messages);
   }
+  // The host's bookkeeping of a step (docs/performance_model.md, "What it counts").
+  void host(double seconds) { t.compute_s += seconds; }
   // Local work: bytes streamed, flops at a rate, rows with a fixed cost, kernel launches.
   void stream(double bytes) { t.compute_s += bytes / (m.memory_Bps * m.stream_efficiency); }
   void flops(double f, double rate) { t.compute_s += f / rate; }
@@ -86,7 +79,7 @@ void gradient_exchange(Ledger& L, double d) {
     case CompressionMethod::topk:
       L.allgather(8.0 * double(compress::top_k_count(std::size_t(d), c.topk.density)));
       break;
-    case CompressionMethod::gtopk: {
+    case CompressionMethod::gtopk: {  // at its steady density (after the warm-up)
       const double k = double(compress::top_k_count(std::size_t(d), c.gtopk.density));
       L.merge(comm::MergeShape::whole, k, 8);
       break;
@@ -126,6 +119,7 @@ StepTime sgd_row(const Workload& w, const Machine& m) {
   gradient_exchange(L, d);
   L.stream(3 * d * w.arithmetic_bytes);  // the update
   L.launches(1);
+  L.host(m.sgd_step_host_s);
   return L.t;
 }
 
@@ -140,6 +134,7 @@ StepTime sgd_column(const Workload& w, const Machine& m) {
   L.launches(1);
   L.stream(3 * n * w.arithmetic_bytes);  // the update
   L.launches(1);
+  L.host(m.sgd_step_host_s);
   return L.t;
 }
 
@@ -165,6 +160,7 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   L.stream(sb * n * w.storage_bytes);        // the s gradient products
   L.stream(3 * n * w.arithmetic_bytes);      // the update
   L.launches(2);
+  L.host(m.ca_outer_host_s + s * m.ca_inner_host_s);
   StepTime t = L.t;
   for (double* x : {&t.compute_s, &t.latency_s, &t.bandwidth_s, &t.messages, &t.bytes}) *x /= s;
   return t;
