@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/storage_types.hpp"
+#include "testkit/random_matrix.hpp"
 #ifdef MINISGD_HAVE_CUBLAS
 #include "minisgd/kernels/gram/cublas_kokkos.hpp"
 #endif
@@ -35,13 +35,8 @@ namespace {
 template <class In, class Acc>
 void check_gram(std::int64_t s, std::int64_t b, std::int64_t cols, bool tf32, double tol) {
   const std::int64_t rows = s * b;
-  Matrix<In> Y("Y", rows, cols);
-  auto hY = Kokkos::create_mirror_view(Y);
-  std::mt19937 gen(7);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t k = 0; k < cols; ++k) hY(r, k) = precision::convert<In>(dist(gen));
-  Kokkos::deep_copy(Y, hY);
+  const Matrix<In> Y = testkit::random_rows<In>(rows, cols, 7);
+  auto hY = Kokkos::create_mirror_view_and_copy(HostSpace(), Y);
   Vector<Acc> packed("packed", b * b * s * (s - 1) / 2);
   gpu::cublas_block_lower_gram(Y, b, packed, tf32);
   fence();

@@ -10,7 +10,6 @@
 
 using namespace minisgd;
 using test::deck;
-using test::deck_error;
 
 namespace {
 
@@ -82,13 +81,9 @@ TEST(AutoS, ChoiceFollowsTheNetworkAndIsRecordedAndUsed) {
 }
 
 TEST(AutoS, DeckRefusesWhatMakesNoSense) {
-  EXPECT_NE(deck_error("solver: {method: ca-sgd, s: auto}\n").find("solver.s: auto needs"),
-            std::string::npos);
-  EXPECT_NE(deck_error("solver: {s: auto, machine: m.yaml}\n").find("solver.s: inner steps"),
-            std::string::npos);
-  EXPECT_NE(deck_error("solver: {method: ca-sgd, s: 4, machine: m.yaml}\n")
-                .find("solver.machine: is read only with solver.s: auto"),
-            std::string::npos);
-  EXPECT_NE(deck_error("solver: {method: ca-sgd, s: automatic}\n").find("solver.s"),
-            std::string::npos);
+  EXPECT_TRUE(test::refused("solver: {method: ca-sgd, s: auto}\n", "solver.s: auto needs"));
+  EXPECT_TRUE(test::refused("solver: {s: auto, machine: m.yaml}\n", "solver.s: inner steps"));
+  EXPECT_TRUE(test::refused("solver: {method: ca-sgd, s: 4, machine: m.yaml}\n",
+                            "solver.machine: is read only with solver.s: auto"));
+  EXPECT_TRUE(test::refused("solver: {method: ca-sgd, s: automatic}\n", "solver.s"));
 }

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the tests: decks from text, quiet runs, weight comparisons.
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cmath>
@@ -27,6 +28,16 @@ inline std::string deck_error(const std::string& yaml,
     return e.what();
   }
   return "no error";
+}
+
+/// Passes when the deck is refused with a message containing `expected`; a failure shows the
+/// message the deck gave instead.
+inline ::testing::AssertionResult refused(const std::string& yaml, const std::string& expected,
+                                          const std::vector<std::string>& overrides = {}) {
+  const std::string got = deck_error(yaml, overrides);
+  if (got.find(expected) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "expected an error containing '" << expected << "', got '" << got << "'";
 }
 
 /// Runs on `comm` with every line of output discarded.
