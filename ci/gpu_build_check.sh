@@ -104,7 +104,7 @@ fi
 # `this` (#20178: a host pointer on the device) compiles with a warning and fails only when
 # the kernel runs on a GPU: in minisgd's own sources that is an error here.
 # (ccache replays the messages of the clone that compiled them: match paths by their tail.)
-if grep -E '/(src/minisgd|src/app|tests|perf)/[^ ]*\([0-9]+\): warning #(2001[1-5]|20178)' "$log" |
+if grep -E '/(src/minisgd|src/app|tests|perf|testkit)/[^ ]*\([0-9]+\): warning #(2001[1-5]|20178)' "$log" |
    sort -u >build/cuda-host-device.txt &&
    [[ -s build/cuda-host-device.txt ]]; then
   sed -E 's/(function\("[^"]{0,120})[^"]*"/\1..."/g' build/cuda-host-device.txt | head -20

@@ -68,7 +68,7 @@ build_and_test() {  # name, extra cmake args...
     { grep -E -A5 'error|Error' "$dir.log" | head -60; return 1; }
   echo "built $dir in $((SECONDS - t0)) s${launcher:+ ($(ccache_line))}"
   # (ccache replays a cached compile's warnings, so a warm build reports them too.)
-  if grep -E '(^|/)(src|tests|perf)/[^ :]+:[0-9]+:[0-9]+: warning:' "$dir.log" | sort -u > "$dir.warnings" &&
+  if grep -E '(^|/)(src|tests|perf|testkit)/[^ :]+:[0-9]+:[0-9]+: warning:' "$dir.log" | sort -u > "$dir.warnings" &&
      [[ -s "$dir.warnings" ]]; then
     head -40 "$dir.warnings"; echo "$(wc -l < "$dir.warnings") warnings in minisgd's sources"; return 1
   fi
