@@ -6,8 +6,9 @@
 # independent solver (scikit-learn's LogisticRegression, lbfgs, tol 1e-12); minisgd runs with
 # the "optimal" schedule at three first step sizes with polyak, tail and polynomial-decay
 # (solver.averaging_gamma, --gamma) averaging, and its best is
-# compared with scikit-learn's best of 7 settings, each gap a mean over 5 shuffles
-# (perf/peers/sklearn_gap.py). Exit status 1 when scikit-learn is closer in any case.
+# compared with scikit-learn's best of 7 settings, each gap a mean over 10 shuffles (--seeds)
+# with its standard error (perf/peers/sklearn_gap.py; figures and reading: docs/convergence.md).
+# Exit status 1 when scikit-learn is closer by more than two standard errors in any case.
 # Uses Debian's python3-sklearn at /usr/bin/python3; a peer comparison, never run in CI.
 #
 # Usage: perf/peers/compare_sklearn.sh [MINISGD_EXECUTABLE] [sklearn_gap.py options]
