@@ -10,12 +10,14 @@
 // a margin is summed in kLanes interleaved partial sums added in a fixed tree, and a gradient
 // entry sums the batch's rows in row order, starting from zero.
 //
-// Host backends, one thread: one launch walks the batch in chunks of rows that fit in L2: the
-// chunk's margins read it from memory, its share of the gradient rereads it from L2, a block
-// of kHostCols columns at a time with the block's sums in registers (fused_pass).
-// Host backends, several threads: threads over rows for the margins and derivatives, then
-// threads over blocks of kHostCols columns for the gradient, each walking the rows in order
-// (the batch comes from cache the second time when it fits in L2/L3).
+// Host backends, one thread: one launch walks the batch in chunks of kChunk rows (in L1/L2):
+// the chunk's margins read it from memory, its derivatives are one loop over its rows (the
+// compiler vectorizes it: loss_derivative is branch-free, its exp polynomial), its share of
+// the gradient rereads it from cache, a block of kHostCols columns at a time with the block's
+// sums in registers (fused_pass). Short rows vectorize too (sgd_host_rows.hpp).
+// Host backends, several threads: threads over chunks of rows for the margins and
+// derivatives, then over blocks of kHostCols columns for the gradient, each walking the rows
+// in order (the batch comes from cache the second time when it fits in L2/L3).
 // Devices: a team per row for the margins; a team per block of columns for the gradient,
 // which first computes the b derivatives into scratch and then has a thread per column.
 #include <cstdint>
@@ -23,6 +25,7 @@
 #include <type_traits>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/kernels/sgd_host_rows.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
@@ -30,7 +33,6 @@ namespace minisgd {
 
 namespace sgd_detail {
 
-constexpr int kLanes = 16;        // partial sums of a margin: a loop the compiler vectorizes
 constexpr int kDeviceCols = 256;  // columns of one device team
 
 constexpr bool host_backend = Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible;
@@ -49,24 +51,8 @@ constexpr int kHostVectorBytes = 16;
 template <class A>
 constexpr int kHostCols = 8 * kHostVectorBytes / int(sizeof(A));
 
-/// Σ_c x[c]·w[c] in A, in kLanes interleaved partial sums added pairwise.
-template <class A, class S>
-KOKKOS_INLINE_FUNCTION A row_dot(const S* x, const A* w, int n) {
-  A part[kLanes] = {};
-  int c = 0;
-  for (; c + kLanes <= n; c += kLanes)
-    for (int l = 0; l < kLanes; ++l) part[l] += precision::convert<A>(x[c + l]) * w[c + l];
-  for (int l = 0; c + l < n; ++l) part[l] += precision::convert<A>(x[c + l]) * w[c + l];
-  for (int half = kLanes / 2; half > 0; half /= 2)  // a fixed tree: short dependency chains
-    for (int l = 0; l < half; ++l) part[l] += part[l + half];
-  return part[0];
-}
-
-/// g[c] += x[c]·u for c < n: the one expression every gradient path uses.
-template <class A, class S>
-KOKKOS_INLINE_FUNCTION void add_row(const S* x, A u, A* g, int n) {
-  for (int c = 0; c < n; ++c) g[c] += precision::convert<A>(x[c]) * u;
-}
+/// Rows per host work item: a chunk of the batch stays in L1/L2 between its passes.
+constexpr std::int64_t kChunk = 32;
 
 inline bool one_thread() { return ExecSpace().concurrency() == 1; }
 
@@ -78,10 +64,12 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
   if constexpr (sgd_detail::host_backend) {
+    using sgd_detail::kChunk;
     Kokkos::parallel_for(
-        "minisgd::sgd_margins", Kokkos::RangePolicy<ExecSpace>(0, b),
-        KOKKOS_LAMBDA(const std::int64_t i) {
-          z(i) = sgd_detail::row_dot(&X(first + i, 0), w.data(), n);
+        "minisgd::sgd_margins", Kokkos::RangePolicy<ExecSpace>(0, (b + kChunk - 1) / kChunk),
+        KOKKOS_LAMBDA(const std::int64_t chunk) {
+          const std::int64_t r0 = chunk * kChunk;
+          sgd_detail::rows_dot(&X(first + r0, 0), n, w.data(), n, kmin(kChunk, b - r0), &z(r0));
         });
   } else {
     using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -142,16 +130,28 @@ KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* 
     if (width == kCols) return add_rows_bf16_pairs(x0, stride, u, rows, g);
   }
 #endif
-  A acc[kCols];
   if (width == kCols) {
+    A acc[kCols];
     for (int c = 0; c < kCols; ++c) acc[c] = g[c];
     for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], acc, kCols);
     for (int c = 0; c < kCols; ++c) g[c] = acc[c];
     return;
   }
-  for (int c = 0; c < width; ++c) acc[c] = g[c];
-  for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], acc, width);
-  for (int c = 0; c < width; ++c) g[c] = acc[c];
+  add_rows_narrow<kCols>(x0, stride, u, rows, g, width);
+}
+
+/// The margins (unless given) and derivatives of `rows` rows from batch row r0: loops over
+/// rows that the compiler vectorizes (loss_derivative is branch-free).
+template <Loss L, class S, class A>
+inline void chunk_derivatives(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
+                              const Vector<A>& w, const Vector<A>& z, bool margins_given,
+                              const Vector<A>& u, std::int64_t r0, std::int64_t rows) {
+  const int n = int(X.extent(1));
+  A* zc = &z(r0);
+  A* uc = &u(r0);
+  const double* yc = &y(first + r0);
+  if (!margins_given) rows_dot(&X(first + r0, 0), n, w.data(), n, rows, zc);
+  for (std::int64_t i = 0; i < rows; ++i) uc[i] = loss_derivative<L>(zc[i], A(yc[i]));
 }
 
 /// Host, one thread, one launch: for each chunk of kChunk rows (in L2), the margins (unless
@@ -159,7 +159,6 @@ KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* 
 template <Loss L, class S, class A>
 void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
                 const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
-  constexpr std::int64_t kChunk = 32;
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
   Kokkos::parallel_for(
@@ -167,10 +166,7 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
         for (int c = 0; c < n; ++c) g(c) = A(0);
         for (std::int64_t r0 = 0; r0 < b; r0 += kChunk) {
           const std::int64_t rows = kmin(kChunk, b - r0);
-          for (std::int64_t i = r0; i < r0 + rows; ++i) {
-            if (!margins_given) z(i) = row_dot(&X(first + i, 0), w.data(), n);
-            u(i) = loss_derivative<L>(z(i), A(y(first + i)));
-          }
+          chunk_derivatives<L>(X, first, y, w, z, margins_given, u, r0, rows);
           for (int c0 = 0; c0 < n; c0 += kHostCols<A>)
             add_rows(&X(first + r0, c0), n, &u(r0), rows, &g(c0), kmin(kHostCols<A>, n - c0));
         }
@@ -185,10 +181,10 @@ void two_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, c
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
   Kokkos::parallel_for(
-      "minisgd::sgd_derivatives", Kokkos::RangePolicy<ExecSpace>(0, b),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        if (!margins_given) z(i) = row_dot(&X(first + i, 0), w.data(), n);
-        u(i) = loss_derivative<L>(z(i), A(y(first + i)));
+      "minisgd::sgd_derivatives", Kokkos::RangePolicy<ExecSpace>(0, (b + kChunk - 1) / kChunk),
+      KOKKOS_LAMBDA(const std::int64_t chunk) {
+        const std::int64_t r0 = chunk * kChunk;
+        chunk_derivatives<L>(X, first, y, w, z, margins_given, u, r0, kmin(kChunk, b - r0));
       });
   Kokkos::parallel_for(
       "minisgd::sgd_gradient",

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/vector_math.hpp"
 #include "minisgd/core/vocabulary.hpp"
 
 namespace minisgd {
@@ -40,22 +41,21 @@ KOKKOS_INLINE_FUNCTION R loss_value(R z, R y) {
   }
 }
 
-/// dℓ/dz.
+/// dℓ/dz. Every SGD and CA-SGD path (host and device) calls this one function, so their
+/// derivatives have the same bits; it is branch-free so the host loops over a batch vectorize.
 template <Loss L, class R>
 KOKKOS_INLINE_FUNCTION R loss_derivative(R z, R y) {
-  using std::exp;
   if constexpr (L == Loss::logistic) {
     // -y·σ(-yz) = -y·1/(1+e^-t) for t ≥ 0 and -y·e^t/(1+e^t) for t < 0 (neither overflows),
-    // written with one exp(-|t|) and a select instead of a branch: the sign of t is random
-    // from row to row, and a mispredicted branch costs as much as the rest of a short row.
+    // with one e^-|t| and selects: the sign of t is random from row to row.
     const R t = -y * z;
-    const R e = exp(t >= R(0) ? -t : t);
-    const R sig = (t >= R(0) ? R(1) : e) / (R(1) + e);
-    return -y * sig;
+    const bool positive = t >= R(0);
+    const R e = exp_vectorizable(blend(positive, -t, t));
+    return -y * (blend(positive, R(1), e) / (R(1) + e));
   } else if constexpr (L == Loss::linear) {
     return z - y;
   } else {
-    return exp(z) - y;
+    return exp_vectorizable(z) - y;
   }
 }
 
