@@ -1,5 +1,5 @@
 // Measures the figures of the step model (docs/performance_model.md) on this machine and prints
-// them as a machine file:   mpirun -np P perf/calibrate [NAME] > perf/machines/this.yaml
+// them as a machine file:   mpirun -np P perf/calibrate [NAME] [--clock cpu] > this.yaml
 // Kernel rates (γ) are timed on every rank at once (as P ranks of a node run), the slowest rank's
 // figure kept, with minisgd's own kernels at two shapes each and fitted
 // (SGD step: bytes at an effective bandwidth + a cost per row; Gram: flops at a rate + a cost
@@ -8,6 +8,7 @@
 // 8 bytes and 1 MiB with every rank taking part, called back to back as training calls it.
 #include <mpi.h>
 
+#include <unistd.h>
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
@@ -36,8 +37,34 @@
 namespace {
 
 using namespace minisgd;
-using perf::best_seconds;
 using perf::random_rows;
+
+// --clock cpu: kernels and the loop timed in this process's CPU seconds (per thread of the
+// execution space), for a machine shared with other work; the collectives stay in wall time
+// (their cost is the ranks' synchronisation).
+bool cpu_clock = false;
+
+double now_seconds() {
+  return cpu_clock
+             ? perf::process_cpu_seconds() / double(ExecSpace().concurrency())
+             : std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+                   .count();
+}
+
+// The shortest of `reps` fenced calls of f, after one warm-up call, on the chosen clock.
+template <class F>
+double best_seconds(int reps, F&& f) {
+  f();
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    fence();
+    const double t0 = now_seconds();
+    f();
+    fence();
+    best = std::min(best, now_seconds() - t0);
+  }
+  return best;
+}
 
 // Seconds per SGD step (fp32, logistic) on b rows of d columns, streaming batches from a matrix
 // far larger than the caches.
@@ -154,20 +181,35 @@ double sleep_overshoot_seconds() {
 // column and one-row batches: what a step costs beside its kernels (planning, the stepper's
 // host to device copies, timers, the communicator call).
 double loop_step_seconds(const std::string& solver) {
-  const Config c = parse_deck(
-      "run: {seed: 1}\n"
-      "data: {source: synthetic, synthetic: {kind: synth, rows: 4096, features: 1}}\n"
-      "model: {loss: logistic, l2: 1.0e-3}\n"
-      "solver: {decomposition: column, batch_size: 1, epochs: 4, step_size: 0.01, " +
-          solver + "}\nprecision: {preset: fp64}\n",
-      "calibrate");
+  const auto deck = [&](int epochs) {
+    return parse_deck(
+        "run: {seed: 1}\n"
+        "data: {source: synthetic, synthetic: {kind: synth, rows: 4096, features: 1}}\n"
+        "model: {loss: logistic, l2: 1.0e-3}\n"
+        "solver: {decomposition: column, batch_size: 1, step_size: 0.01, eval_every: 1000000000, "
+        "epochs: " +
+            std::to_string(epochs) + ", " + solver + "}\nprecision: {preset: fp64}\n",
+        "calibrate");
+  };
   comm::MpiCommunicator self(MPI_COMM_SELF);
+  const auto timed = [&](const Config& c) {  // seconds of the FOM window (wall), its steps
+    std::ostringstream out, err;
+    const double t0 = now_seconds();
+    const RunOutcome o = run(c, self, out, err);
+    return std::make_pair(cpu_clock ? now_seconds() - t0 : o.result.fom_seconds,
+                          double(cpu_clock ? o.result.iterations : o.result.fom_iterations));
+  };
+  const Config one = deck(1), five = deck(5);
   std::vector<double> runs;
   for (int r = 0; r < 3; ++r) {
-    std::ostringstream out, err;
-    const RunOutcome o = run(c, self, out, err);
-    runs.push_back(o.result.fom_seconds /
-                   double(std::max<std::int64_t>(1, o.result.fom_iterations)));
+    if (!cpu_clock) {
+      const auto [t, n] = timed(five);
+      runs.push_back(t / std::max(n, 1.0));
+    } else {  // the whole run's CPU time: the difference of two lengths leaves the steps
+      const auto [t1, n1] = timed(one);
+      const auto [t5, n5] = timed(five);
+      runs.push_back((t5 - t1) / std::max(n5 - n1, 1.0));
+    }
   }
   return *std::min_element(runs.begin(), runs.end());  // like the kernels: the best of three
 }
@@ -204,7 +246,9 @@ HostCosts host_costs(const perfmodel::Machine& m) {
 // The kernel figures of this rank (γ), fitted as docs/performance_model.md describes.
 perfmodel::Machine kernel_figures() {
   perfmodel::Machine m;
-  m.memory_Bps = perf::triad_bandwidth();
+  m.memory_Bps = cpu_clock ? perf::triad_now().cpu : perf::triad_bandwidth();
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);  // a core's own cache (glibc; 0 unknown)
+  m.cache_bytes = l2 > 0 ? double(l2) : 512e3;
   m.launch_s = launch_seconds();
   // SGD step = rows·(d·4 + 8)/(bw·eff) + rows·row + 2 launches: fit eff at d = 2000 (bytes
   // dominate) and row at d = 28 (rows dominate), each given the other.
@@ -247,20 +291,20 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "name: %s\n"
       "source: \"perf/calibrate on this machine: triad, minisgd's SGD step at b = 256, d = 2000 "
       "and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28, the training loop on one "
-      "column, AllReduce at 8 B and 1 MiB over %d rank(s)\"\n"
-      "memory: {bandwidth_GBps: %.4g}\n"
+      "column (%s time), AllReduce at 8 B and 1 MiB over %d rank(s)\"\n"
+      "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g}\n"
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
       "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, sleep_overshoot_us: %.4g}\n"
       "network: {latency_us: %.4g, bandwidth_GBps: %.4g}%s\n",
-      P, m.name.c_str(), P, m.memory_Bps * 1e-9, m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3),
-      m.launch_s * 1e6, m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
-      std::max(m.gram_entry_s * 1e9, 1e-3), m.scalar_Fps * 1e-9,
-      std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
-      std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.sleep_overshoot_s * 1e6, 1e-3),
-      m.latency_s * 1e6, m.network_Bps * 1e-9,
+      P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
+      m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, m.gemm_fp64_Fps * 1e-9,
+      m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9, std::max(m.gram_entry_s * 1e9, 1e-3),
+      m.scalar_Fps * 1e-9, std::max(m.sgd_step_host_s * 1e6, 1e-3),
+      std::max(m.ca_outer_host_s * 1e6, 1e-3), std::max(m.ca_inner_host_s * 1e6, 1e-3),
+      std::max(m.sleep_overshoot_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
       P > 1 ? "" : "  # not measured at one rank: placeholders");
 }
 
@@ -272,6 +316,13 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     comm::MpiCommunicator world(MPI_COMM_WORLD);
     const int P = world.size();
+    std::string name = "this";  // arguments: [NAME] [--clock wall|cpu]
+    for (int i = 1; i < argc; ++i) {
+      if (std::string(argv[i]) == "--clock" && i + 1 < argc)
+        cpu_clock = std::string(argv[++i]) == "cpu";
+      else
+        name = argv[i];
+    }
     // Network: α from a one-value AllReduce (2⌈log2 P⌉ messages), β from 1 MiB (the size of
     // CA-SGD's packed message at s = 16 on the paper decks is 0.5 MB).
     double alpha = 1e-6, beta_Bps = 10e9;
@@ -298,7 +349,7 @@ int main(int argc, char** argv) {
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;
-    m.name = argc > 1 ? argv[1] : "this";
+    m.name = name;
     if (world.rank() == 0) print_machine(m, P);
   }
   MPI_Finalize();

@@ -9,9 +9,12 @@ for the model's. Prints the table and writes it as JSON.
   perf/model_check.py BUILD [--ranks 1 2 3 4] [--s 1 4 16 64] [--decks D ...]
                       [--emulate 20:25] [--epochs 3] [--repeats 3] [--out model_check.json]
 
---emulate LAT_US:GBPS adds runs with comm.emulate at that latency and bandwidth. --clock cpu (one rank)
-measures CPU seconds per step instead of the FOM window's wall time, from two runs of 1 and
-1 + --epochs epochs, for a machine whose load makes wall time meaningless. --epochs sets
+--emulate LAT_US:GBPS adds runs with comm.emulate at that latency and bandwidth. --clock cpu
+measures the FOM window's CPU seconds per step (the slowest rank; perf/support/
+cpu_window_tool.cpp, a Kokkos Tools library) instead of its wall time, for a machine whose
+load makes wall time meaningless (the calibration then times the kernels and the loop in CPU
+time too: perf/calibrate --clock cpu): at one rank it is the work of the step; at P > 1 it leaves
+out comm.emulate's sleeps and the time a rank is descheduled, and counts MPI's polling. --epochs sets
 solver.epochs of every run (the decks' own 1-2 epochs give FOM windows of a few ms here; the
 verdict of a run with other epochs is ignored). The machine's load average is recorded with
 each rank count's calibration: on a shared machine the calibration and the runs must see the
@@ -20,15 +23,13 @@ same load.
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "studies"))
-from minisgd_runs import ENV, ROOT, calibrate, predict, run_report  # noqa: E402
+from minisgd_runs import ROOT, calibrate, predict, run_report  # noqa: E402
 
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 DEFAULT_DECKS = ["higgs-sgd-fp32", "higgs-casgd-mixed", "susy-sgd-fp32", "susy-casgd-mixed",
@@ -45,29 +46,18 @@ def measure(build, deck, P, sets, tmp, repeats):
     return statistics.median(times), r
 
 
-def cpu_run(build, deck, sets, report, epochs):
-    """CPU seconds (user + system) of one one-rank run, and its iterations."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([os.path.join(build, "src", "minisgd"), deck, "--set", f"output.report={report}",
-                    "--set", "output.history=", "--set", "solver.eval_every=1000000000",
-                    *[a for s in sets for a in ("--set", s)], "--set", f"solver.epochs={epochs:g}"],
-                   env=ENV, capture_output=True, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with open(report) as f:
-        r = json.load(f)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, r["result"]["iterations"], r
-
-
-def measure_cpu(build, deck, sets, tmp, repeats, epochs):
-    """CPU seconds per step at one rank: the difference of a run of 1 + epochs epochs and one
-    of 1 epoch over the difference of their steps (set-up, data, the initial and the final
-    evaluation cancel), the median of `repeats`."""
+def measure_cpu(build, deck, P, sets, tmp, repeats):
+    """Median CPU seconds per step in the FOM window (the slowest rank), from the Kokkos Tools
+    library perf/support/cpu_window_tool.cpp."""
+    tool = os.path.join(build, "perf", "libcpu_window_tool.so")
+    log = os.path.join(tmp, "cpu")
+    env = {"KOKKOS_PROFILE_LIBRARY": tool, "KOKKOS_TOOLS_LIBS": tool, "MINISGD_CPU_LOG": log}
     times = []
     for k in range(repeats):
-        lo, n_lo, _ = cpu_run(build, deck, sets, os.path.join(tmp, "lo.json"), 1)
-        hi, n_hi, r = cpu_run(build, deck, sets, os.path.join(tmp, "hi.json"), 1 + epochs)
-        times.append((hi - lo) / max(n_hi - n_lo, 1))
+        r = run_report(build, deck, P, sets, os.path.join(tmp, f"r{k}.json"), invalid_ok=True,
+                       env=env)
+        cpu = max(float(open(f"{log}.{q}").read()) for q in range(P))
+        times.append(cpu / max(r["result"]["fom_iterations"], 1))
     return statistics.median(times), r
 
 
@@ -81,16 +71,14 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--epochs", type=float, default=3)
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
-                    help="cpu: CPU seconds per step (one rank only; for a loaded machine)")
+                    help="cpu: CPU seconds per step in the FOM window (for a loaded machine)")
     ap.add_argument("--out", default="model_check.json")
     a = ap.parse_args()
-    if a.clock == "cpu" and a.ranks != [1]:
-        sys.exit("--clock cpu measures one rank: give --ranks 1")
     networks = [None] if a.emulate == "none" else [None, tuple(map(float, a.emulate.split(":")))]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for P in a.ranks:
-            machine = calibrate(a.build, P, tmp)
+            machine = calibrate(a.build, P, tmp, a.clock)
             load = os.getloadavg()[0]
             print(f"P={P}: calibrated at load {load:.1f}", flush=True)
             for name in a.decks:
@@ -104,8 +92,7 @@ def main():
                             sets += [f"comm.emulate.latency_us={net[0]}",
                                      f"comm.emulate.bandwidth_GBps={net[1]}"]
                         if a.clock == "cpu":
-                            measured, report = measure_cpu(a.build, deck, sets[1:], tmp,
-                                                           a.repeats, a.epochs)
+                            measured, report = measure_cpu(a.build, deck, P, sets, tmp, a.repeats)
                         else:
                             measured, report = measure(a.build, deck, P, sets, tmp, a.repeats)
                         predicted = predict(a.build, deck, machine, P,

@@ -11,30 +11,31 @@ for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # benchmark runs only
     ENV.pop(var, None)
 
 
-def mpirun(P, *args, ok=(0,)):
-    """stdout of `mpirun -np P args`; exits with the command's stderr when its exit status is
-    not in `ok`."""
+def mpirun(P, *args, ok=(0,), env=None):
+    """stdout of `mpirun -np P args` (extra environment `env`); exits with the command's stderr
+    when its exit status is not in `ok`."""
     cmd = ["mpirun", "--oversubscribe", "-np", str(P), *args]
-    done = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
+    done = subprocess.run(cmd, env=dict(ENV, **(env or {})), capture_output=True, text=True)
     if done.returncode not in ok:
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     return done.stdout
 
 
-def calibrate(build, P, folder):
-    """perf/calibrate at P ranks, written as a machine file in folder; returns its path."""
+def calibrate(build, P, folder, clock="wall"):
+    """perf/calibrate at P ranks (kernels on the `clock` given), written as a machine file in
+    folder; returns its path."""
     machine = os.path.join(folder, f"this-np{P}.yaml")
     with open(machine, "w") as f:
-        f.write(mpirun(P, os.path.join(build, "perf", "calibrate"), f"this-np{P}"))
+        f.write(mpirun(P, os.path.join(build, "perf", "calibrate"), f"this-np{P}", "--clock", clock))
     return machine
 
 
-def run_report(build, deck, P, sets, report, invalid_ok=False):
+def run_report(build, deck, P, sets, report, invalid_ok=False, env=None):
     """Runs a deck at P ranks with --set overrides; returns its JSON report. invalid_ok: an
     INVALID verdict (exit 1) is fine, as when a timing run changes the epochs."""
     mpirun(P, os.path.join(build, "src", "minisgd"), deck, "--set", f"output.report={report}",
            "--set", "output.history=", *[a for s in sets for a in ("--set", s)],
-           ok=(0, 1) if invalid_ok else (0,))
+           ok=(0, 1) if invalid_ok else (0,), env=env)
     with open(report) as f:
         return json.load(f)
 

@@ -21,7 +21,7 @@ std::string machine_file(double latency_us) {
                            std::to_string(test::world_size()) + ".yaml";
   if (test::world_rank() == 0)
     std::ofstream(path) << "name: test machine\nsource: test_auto_s.cpp\n"
-                           "memory: {bandwidth_GBps: 10}\n"
+                           "memory: {bandwidth_GBps: 10, cache_MB: 1}\n"
                            "kernels: {stream_efficiency: 0.5, row_ns: 20, launch_us: 0.1,\n"
                            "  gemm_fp64_GFps: 20, gemm_fp32_GFps: 40, gemm_bf16_GFps: 80,\n"
                            "  gram_entry_ns: 0.1, scalar_GFps: 2}\n"

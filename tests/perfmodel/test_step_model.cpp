@@ -127,6 +127,24 @@ TEST(StepModel, EveryEmulatedSleepOvershoots) {
   EXPECT_DOUBLE_EQ(predict_step(row, m).latency_s, native);
 }
 
+// The second pass over a batch (the gradient product after the margins) reads the rows from
+// the cache when they fit in it, and from memory when they do not.
+TEST(StepModel, ABatchThatFitsInTheCacheIsReadOnce) {
+  Machine m = machine();
+  const double b = 32, d = 1000, S = 4, rate = m.memory_Bps * m.stream_efficiency;
+  for (const int s : {0, 1, 4}) {
+    Workload w = column(1, std::int64_t(b), std::int64_t(d), s);
+    const double rows = b * std::max(s, 1);
+    const double memory = predict_step(w, m).compute_s;
+    m.cache_bytes = rows * d * S;  // exactly fits
+    EXPECT_NEAR(memory - predict_step(w, m).compute_s, rows * d * S / rate / std::max(s, 1), 1e-15)
+        << s;
+    m.cache_bytes = rows * d * S - 1;  // one byte short: read from memory again
+    EXPECT_DOUBLE_EQ(predict_step(w, m).compute_s, memory) << s;
+    m.cache_bytes = 0;
+  }
+}
+
 // The host's share: once per SGD step, once per CA-SGD outer step plus once per inner step;
 // so at s = 1 CA-SGD is SGD column plus the difference of the two loops' host costs.
 TEST(StepModel, HostCostsPerStepAndPerOuterStep) {
@@ -176,7 +194,7 @@ TEST(StepModel, BestStepsFollowTheLatency) {
 
 TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   const std::string good =
-      "name: t\nsource: hand\nmemory: {bandwidth_GBps: 10}\n"
+      "name: t\nsource: hand\nmemory: {bandwidth_GBps: 10, cache_MB: 1}\n"
       "kernels: {stream_efficiency: 0.5, row_ns: 3, launch_us: 1, gemm_fp64_GFps: 1,\n"
       "          gemm_fp32_GFps: 2, gemm_bf16_GFps: 4, gram_entry_ns: 1, scalar_GFps: 1}\n"
       "host: {sgd_step_us: 1.5, ca_outer_us: 3, ca_inner_us: 0.2, sleep_overshoot_us: 9}\n"
@@ -200,8 +218,10 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
     }
   };
   refused(good + "extra: 1\n", "m.yaml:8: extra: unknown key");
-  refused("network: {latency_us: 2}\nmemory: {bandwidth_GBps: 10}\nkernels: {}\nhost: {}\n",
-          "kernels.stream_efficiency: missing");
+  refused(
+      "network: {latency_us: 2}\nmemory: {bandwidth_GBps: 10, cache_MB: 1}\nkernels: {}\nhost: "
+      "{}\n",
+      "kernels.stream_efficiency: missing");
   std::string negative = good;
   negative.replace(negative.find("latency_us: 2"), 13, "latency_us: -2");
   refused(negative, "network.latency_us: must be > 0");

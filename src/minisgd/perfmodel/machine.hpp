@@ -12,6 +12,7 @@ struct Machine {
   // Memory and kernels, per rank.
   double memory_Bps = 0;         // sustained streaming bandwidth (triad)
   double stream_efficiency = 1;  // fraction of it minisgd's streaming kernels reach
+  double cache_bytes = 0;        // a batch re-read from a cache this large costs no memory traffic
   double row_s = 0;              // fixed cost per batch row (loss derivative, reductions)
   double launch_s = 0;           // per kernel launch (and fence)
   double gemm_fp64_Fps = 0;      // Gram rate by input type (flop/s)

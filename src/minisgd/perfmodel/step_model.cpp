@@ -57,6 +57,10 @@ struct Ledger {
   void host(double seconds) { t.compute_s += seconds; }
   // Local work: bytes streamed, flops at a rate, rows with a fixed cost, kernel launches.
   void stream(double bytes) { t.compute_s += bytes / (m.memory_Bps * m.stream_efficiency); }
+  // A second pass over rows the step has just read: from the cache when they fit in it.
+  void reread(double bytes) {
+    if (bytes > m.cache_bytes) stream(bytes);
+  }
   void flops(double f, double rate) { t.compute_s += f / rate; }
   void rows(double n) { t.compute_s += n * m.row_s; }
   void launches(double n) { t.compute_s += n * m.launch_s; }
@@ -130,7 +134,7 @@ StepTime sgd_column(const Workload& w, const Machine& m) {
   L.rows(b);
   L.launches(1);
   L.allreduce(b * w.arithmetic_bytes);  // the margins
-  L.stream(b * n * w.storage_bytes);    // loss derivatives and the gradient product
+  L.reread(b * n * w.storage_bytes);    // loss derivatives and the gradient product
   L.launches(1);
   L.stream(3 * n * w.arithmetic_bytes);  // the update
   L.launches(1);
@@ -157,7 +161,7 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
     L.launches(3);
   }
   L.allreduce((cross + sb) * w.wire_bytes);  // one packed message [G, r]
-  L.stream(sb * n * w.storage_bytes);        // the s gradient products
+  L.reread(sb * n * w.storage_bytes);        // the s gradient products
   L.stream(3 * n * w.arithmetic_bytes);      // the update
   L.launches(2);
   L.host(m.ca_outer_host_s + s * m.ca_inner_host_s);
