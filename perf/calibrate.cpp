@@ -264,23 +264,22 @@ perfmodel::Machine kernel_figures() {
   m.stream_efficiency = eff;
   m.row_s = std::max(row, 1e-12);
   // The packed Gram at the paper decks' CA-SGD shape (s = 16, b = 32): time = flops / rate
-  // + entries · entry; rate from 2000 local columns, entry from 28 (fp32), rates of the
-  // other input types at 2000 given that entry cost.
+  // + entries · entry. Each input type's rate from its times on 2000 and 28 local columns
+  // (the difference leaves the per-entry work out), the entry cost from fp32's time on 28.
   const std::int64_t gs = 16, gb = 32;
   const double entries = double(gram_packed_size(gs, gb));
   const auto flops = [&](std::int64_t n) { return 2.0 * gram_multiply_adds(gs, gb, n); };
+  const auto rate = [&](double wide, double narrow) {
+    return (flops(2000) - flops(28)) / std::max(wide - narrow, 1e-12);
+  };
   const double t32 = gram_seconds<float, float>(gs, gb, 2000);
   const double t32_narrow = gram_seconds<float, float>(gs, gb, 28);
-  double entry = 0, g32 = flops(2000) / t32;
-  for (int it = 0; it < 20; ++it) {
-    g32 = flops(2000) / std::max(t32 - entries * entry, 1e-12);
-    entry = std::max(0.0, (t32_narrow - flops(28) / g32) / entries);
-  }
-  const auto rate = [&](double t) { return flops(2000) / std::max(t - entries * entry, 1e-12); };
-  m.gemm_fp32_Fps = g32;
-  m.gram_entry_s = std::max(entry, 1e-12);
-  m.gemm_fp64_Fps = rate(gram_seconds<double, double>(gs, gb, 2000));
-  m.gemm_bf16_Fps = rate(gram_seconds<precision::bf16, float>(gs, gb, 2000));
+  m.gemm_fp32_Fps = rate(t32, t32_narrow);
+  m.gram_entry_s = std::max((t32_narrow - flops(28) / m.gemm_fp32_Fps) / entries, 1e-12);
+  m.gemm_fp64_Fps =
+      rate(gram_seconds<double, double>(gs, gb, 2000), gram_seconds<double, double>(gs, gb, 28));
+  m.gemm_bf16_Fps = rate(gram_seconds<precision::bf16, float>(gs, gb, 2000),
+                         gram_seconds<precision::bf16, float>(gs, gb, 28));
   m.scalar_Fps = scalar_rate();
   return m;
 }
