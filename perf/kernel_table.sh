@@ -4,10 +4,14 @@
 # same process — STREAM-style triad for the streaming kernels (of_roofline: samples/s over
 # triad bytes/s ÷ bytes per row), sgemm on the same shape for the fp32 Gram, oneDNN's bf16
 # matmul for the bf16 Gram — in wall time and in CPU time (the robust figure when the machine
-# is shared). Writes the table and the raw benchmark output as JSON.
+# is shared; for the fp32 Gram, CPU time of the whole process against the sgemm's). Writes the
+# table and the raw benchmark output as JSON.
 #
 # Usage: perf/kernel_table.sh [BUILD_DIR] [OUT_JSON] [-- extra benchmark arguments]
-#   defaults: build/serial, kernel_table.json. Threads: KOKKOS_NUM_THREADS (OpenMP builds).
+#   defaults: build/serial, kernel_table.json. Threads: KOKKOS_NUM_THREADS (OpenMP builds);
+#   the BLAS library (the sgemm ceiling, the fp32 Gram) gets as many (OPENBLAS_NUM_THREADS,
+#   default KOKKOS_NUM_THREADS, else 1): left to itself OpenBLAS takes every core beside a
+#   one-thread Kokkos, and its spinning threads make a shared machine's timings meaningless.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/serial}
@@ -17,7 +21,8 @@ shift $(( $# > 2 ? 2 : $# ))
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 # OpenBLAS tuning variables set for the tests slow the sgemm ceiling down.
-env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$build/perf/bench_kernels" \
+env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
+  OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-${KOKKOS_NUM_THREADS:-1}}" "$build/perf/bench_kernels" \
   --benchmark_filter="${FILTER:-/256/(28|2000)/|/n:(2000|500|28)/}" --benchmark_min_time="${MIN_TIME:-0.2}" \
   --benchmark_format=json --benchmark_out="$raw" --benchmark_out_format=json "$@" > /dev/null
 python3 - "$raw" "$out" <<'PY'
@@ -50,9 +55,12 @@ for name, b in by_name.items():
             gather = [g for n2, g in by_name.items() if n2.startswith("BM_GatherBatches<float, ") and
                       shape(n2) == s]
             if gather: extra += "; gather %.0f%% of it" % (100 * gather[0]["real_time"] / b["real_time"])
+        # In process CPU time (every thread) against the sgemm of the same shape.
+        cpu_rate = lambda x: x["GF/s"] * x["real_time"] / x["cpu_time"]
+        fraction_cpu = cpu_rate(b) / cpu_rate(sgemm) if sgemm and not bf16 else None
         rows.append(dict(kernel=kernel[3:], shape="s:%d/b:%d/n:%d" % s, rate=b["GF/s"], unit="GF/s",
                          ceiling="bf16 matmul (oneDNN)" if bf16 else "sgemm, same shape", fraction=b["GF/s"] / ceiling,
-                         fraction_cpu=None, extra=extra))
+                         fraction_cpu=fraction_cpu, extra=extra))
 ctx = raw["context"]
 print("minisgd kernel table: %s, %s threads, triad %s, load average %s" % (
     ctx.get("kokkos_execution_space"), ctx.get("kokkos_concurrency"), ctx.get("measured_triad_bandwidth"),

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
@@ -105,21 +106,27 @@ TEST(Gram, TeamKernelEmulatesANarrowAccumulator) {
   EXPECT_GT(err, gamma(n, 0x1p-24));
 }
 
+// s = 2 … 16 covers every split of the recursive rectangles (odd and even halves, a lone
+// block row at the bottom); b = 1 makes every block a single row.
 TEST(Gram, BlasPathSamePrecision) {
-  const std::int64_t s = 6, b = 16, n = 257;
   BlockLowerGram gram;
-  {
-    const Matrix<float> Y = random_matrix<float>(s * b, n, 1);
-    const Vector<float> G("G", gram_packed_size(s, b));
-    EXPECT_EQ(gram.compute(Y, b, G, Rounder{}), GramPath::blas);
-    EXPECT_LE(worst_relative_error(Y, b, G), gamma(n, 0x1p-24));
+  for (const auto& [s, b] :
+       {std::pair<std::int64_t, std::int64_t>{2, 16}, {3, 16}, {5, 16}, {6, 16}, {7, 1}, {16, 8}}) {
+    const std::int64_t n = 257;
+    {
+      const Matrix<float> Y = random_matrix<float>(s * b, n, unsigned(s));
+      const Vector<float> G("G", gram_packed_size(s, b));
+      EXPECT_EQ(gram.compute(Y, b, G, Rounder{}), GramPath::blas);
+      EXPECT_LE(worst_relative_error(Y, b, G), gamma(n, 0x1p-24)) << "s=" << s << " b=" << b;
+    }
+    {
+      const Matrix<double> Y = random_matrix<double>(s * b, n, unsigned(100 + s));
+      const Vector<double> G("G", gram_packed_size(s, b));
+      EXPECT_EQ(gram.compute(Y, b, G, Rounder{}), GramPath::blas);
+      EXPECT_LE(worst_relative_error(Y, b, G), gamma(n, 0x1p-53)) << "s=" << s << " b=" << b;
+    }
   }
-  {
-    const Matrix<double> Y = random_matrix<double>(s * b, n, 2);
-    const Vector<double> G("G", gram_packed_size(s, b));
-    EXPECT_EQ(gram.compute(Y, b, G, Rounder{}), GramPath::blas);
-    EXPECT_LE(worst_relative_error(Y, b, G), gamma(n, 0x1p-53));
-  }
+  const std::int64_t s = 6, b = 16;
   // A narrower accumulator is emulated: the portable kernel, never the library.
   const Matrix<float> Y = random_matrix<float>(s * b, 32, 3);
   const Vector<float> G("G", gram_packed_size(s, b));

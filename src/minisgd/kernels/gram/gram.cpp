@@ -2,6 +2,8 @@
 
 #include <KokkosBlas3_gemm.hpp>
 
+#include <algorithm>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -120,16 +122,59 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                                         [&](const auto& round) { gram_team(Y, b, packed, round); });
 }
 
+namespace {
+
+template <class T>
+using Unmanaged =
+    Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+/// Block rows [lo, hi) of Y, as a matrix of their rows.
+template <class T>
+auto block_rows(const Matrix<T>& Y, std::int64_t b, std::int64_t lo, std::int64_t hi) {
+  return Kokkos::subview(Y, Kokkos::make_pair(lo * b, hi * b), Kokkos::ALL());
+}
+
+/// The strictly block-lower part of blocks [lo, hi): the rectangle of block rows [mid, hi) ×
+/// block columns [lo, mid) as one GEMM, then both triangles the same way. One GEMM per block
+/// row has only b rows, and the library packs its wide right-hand side for so few rows that
+/// packing costs as much as the products; the rectangles hold half the products in one call.
+/// A rectangle spanning several block rows (whose packed rows have different lengths) goes
+/// through `scratch` and is copied into place.
+template <class T>
+void block_lower(const Matrix<T>& Y, std::int64_t b, T* packed, T* scratch, std::int64_t lo,
+                 std::int64_t hi) {
+  if (hi - lo < 2) return;
+  const std::int64_t mid = lo + (hi - lo) / 2;
+  const auto rows = block_rows(Y, b, mid, hi), cols = block_rows(Y, b, lo, mid);
+  if (hi - mid == 1 && lo == 0) {  // one whole block row: straight into the packed layout
+    KokkosBlas::gemm("N", "T", T(1), rows, cols, T(0),
+                     Unmanaged<T>(packed + gram_row_offset(mid, b), b, mid * b));
+  } else {
+    const std::int64_t m = rows.extent(0), w = cols.extent(0);
+    KokkosBlas::gemm("N", "T", T(1), rows, cols, T(0), Unmanaged<T>(scratch, m, w));
+    for (std::int64_t r = 0; r < m; ++r) {
+      const std::int64_t row = mid * b + r, j = row / b;
+      std::copy_n(scratch + r * w, w,
+                  packed + gram_row_offset(j, b) + (row - j * b) * j * b + lo * b);
+    }
+  }
+  block_lower(Y, b, packed, scratch, lo, mid);
+  block_lower(Y, b, packed, scratch, mid, hi);
+}
+
+}  // namespace
+
 template <class T>
 void gram_blas(const Matrix<T>& Y, std::int64_t b, const Vector<T>& packed) {
-  using Out =
-      Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const std::int64_t s = std::int64_t(Y.extent(0)) / b;
-  for (std::int64_t j = 1; j < s; ++j) {
-    const auto Yj = Kokkos::subview(Y, Kokkos::make_pair(j * b, (j + 1) * b), Kokkos::ALL());
-    const auto Yprev = Kokkos::subview(Y, Kokkos::make_pair(std::int64_t(0), j * b), Kokkos::ALL());
-    const Out G(packed.data() + gram_row_offset(j, b), b, j * b);
-    KokkosBlas::gemm("N", "T", T(1), Yj, Yprev, T(0), G);
+  if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
+    // The largest rectangle: block rows [s/2, s) × block columns [0, s/2).
+    const std::unique_ptr<T[]> scratch(new T[std::size_t((s - s / 2) * (s / 2) * b * b)]);
+    block_lower(Y, b, packed.data(), scratch.get(), 0, s);
+  } else {  // device BLAS: one GEMM per block row (no host copy loop)
+    for (std::int64_t j = 1; j < s; ++j)
+      KokkosBlas::gemm("N", "T", T(1), block_rows(Y, b, j, j + 1), block_rows(Y, b, 0, j), T(0),
+                       Unmanaged<T>(packed.data() + gram_row_offset(j, b), b, j * b));
   }
 }
 

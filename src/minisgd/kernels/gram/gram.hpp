@@ -3,8 +3,9 @@
 // batches Y = [Y_0; …; Y_{s−1}] (b rows each), only the strictly block-lower blocks
 // Y_j Y_iᵀ (i < j) are ever used. They are stored packed by block row: block row j
 // (1 ≤ j < s) is the b × jb matrix Y_j [Y_0 … Y_{j−1}]ᵀ, row-major, at offset b²·j(j−1)/2,
-// b²·s(s−1)/2 numbers in all — the layout that goes on the wire. Each block row is one
-// GEMM, so library paths compute exactly the needed products.
+// b²·s(s−1)/2 numbers in all — the layout that goes on the wire. Library paths compute
+// exactly the needed products: one GEMM per block row, or (blas on the host) the block-lower
+// part split recursively into rectangles of several block rows.
 //
 // Three paths, chosen per call by BlockLowerGram:
 //   blas  same-precision fp32/fp64 through KokkosBlas::gemm (host BLAS, cuBLAS on GPUs);
@@ -50,7 +51,9 @@ template <class In, class Acc>
 void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                const precision::Rounder& accumulate);
 
-/// Same-precision path through KokkosBlas::gemm, one call per block row (T = float, double).
+/// Same-precision path through KokkosBlas::gemm (T = float, double): on the host one GEMM
+/// for block rows [s/2, s) × block columns [0, s/2), then both triangles the same way (each
+/// entry one library dot product over the n columns); on a device one GEMM per block row.
 template <class T>
 void gram_blas(const Matrix<T>& Y, std::int64_t b, const Vector<T>& packed);
 
