@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "minisgd/precision/format_spec.hpp"
 #include "minisgd/precision/storage_types.hpp"
+#include "minisgd/precision/widen.hpp"
 
 using namespace minisgd::precision;
 
@@ -91,6 +93,41 @@ TEST(Fp16, KnownBits) {
   EXPECT_TRUE(std::isnan(to_float(from_float<fp16>(nan_))));
 }
 
+// Every fp16 code widened to float, against the value the format defines: (−1)^s·2^(e−15)·
+// (1 + f/1024), subnormals 2^−14·f/1024, inf, and NaN quiet with its sign and payload (the
+// IEEE conversion, and what F16C does). Bit for bit, zeros' signs and NaN payloads included.
+TEST(Fp16, WidensEveryCodeExactly) {
+  for (uint32_t c = 0; c < 65536; ++c) {
+    const uint32_t sign = c >> 15, e = (c >> 10) & 0x1F, f = c & 0x3FF;
+    uint32_t expected;
+    if (e == 31)
+      expected = (sign << 31) | 0x7F800000u | (f ? 0x400000u | (f << 13) : 0u);
+    else
+      expected = to_bits(float(std::ldexp(e ? 1024.0 + f : double(f), e ? int(e) - 25 : -24) *
+                               (sign ? -1.0 : 1.0)));
+    ASSERT_EQ(to_bits(to_float(fp16{uint16_t(c)})), expected) << std::hex << "code " << c;
+    ASSERT_EQ(to_bits(convert<float>(fp16{uint16_t(c)})), expected) << std::hex << "code " << c;
+    ASSERT_EQ(to_bits(float(convert<double>(fp16{uint16_t(c)}))), expected)
+        << std::hex << "code " << c;
+  }
+}
+
+// The bulk widening (F16C when the build targets it) agrees with to_float on every code, at
+// every alignment and run length that leaves a scalar tail.
+TEST(Fp16, BulkWideningMatchesToFloat) {
+  std::vector<fp16> codes(65536 + 7);
+  for (uint32_t c = 0; c < codes.size(); ++c) codes[c] = fp16{uint16_t(c * 40503u)};
+  std::vector<float> out(codes.size());
+  for (int offset : {0, 1, 3}) {
+    const std::int64_t n = std::int64_t(codes.size()) - offset;
+    widen(codes.data() + offset, out.data(), n);
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(to_bits(out[i]), to_bits(to_float(codes[offset + i])))
+          << std::hex << "code " << codes[offset + i].bits << " offset " << offset;
+  }
+  RecordProperty("f16c", widen_uses_f16c() ? "yes" : "no");
+}
+
 #ifdef __FLT16_MANT_DIG__
 // Independent reference: the compiler's own _Float16 conversions (IEEE, RNE), from
 // float and directly from double.
@@ -106,6 +143,13 @@ TEST(Fp16, MatchesCompilerFloat16) {
     ASSERT_EQ(hf(x), bits16(_Float16(x))) << std::hexfloat << x;
     const double d = double(x) * (1.0 + 0x1p-30);  // bits below float precision
     ASSERT_EQ(convert<fp16>(d).bits, bits16(_Float16(d))) << std::hexfloat << d;
+  }
+  // and widening: every code, NaN payloads included (the compiler quiets them too).
+  for (uint32_t c = 0; c < 65536; ++c) {
+    _Float16 h;
+    const uint16_t code = uint16_t(c);
+    std::memcpy(&h, &code, 2);
+    ASSERT_EQ(to_bits(to_float(fp16{code})), to_bits(float(h))) << std::hex << "code " << c;
   }
 }
 #endif

@@ -14,8 +14,9 @@
 //             beyond +-448, inf included, becomes +-448.
 // Overflow in the IEEE-style types gives +-inf (IEEE: when the value rounded with an
 // unbounded exponent exceeds max, e.g. fp16 65520 -> inf). NaN converts to a quiet
-// NaN of the same sign. Rounding is to nearest even, or stochastic (convert_sr /
-// from_float_sr: round up with probability equal to the dropped fraction of an ulp).
+// NaN of the same sign (an fp16 NaN widened to float keeps its payload too). Rounding is to nearest
+// even, or stochastic (convert_sr / from_float_sr: round up with probability equal to the dropped
+// fraction of an ulp).
 
 #include <cstdint>
 #include <type_traits>
@@ -99,7 +100,21 @@ KOKKOS_INLINE_FUNCTION float widen(T x) {
 }  // namespace detail
 
 KOKKOS_INLINE_FUNCTION float to_float(bf16 x) { return float_from_bits(uint32_t(x.bits) << 16); }
-KOKKOS_INLINE_FUNCTION float to_float(fp16 x) { return decode(x.bits, CustomFormat{5, 10}); }
+/// The value of an fp16 code, exactly (IEEE convertFormat: a NaN comes out quiet, sign and
+/// payload kept — as F16C's vcvtph2ps and precision/widen.hpp give it). Integer operations and
+/// selects by mask that compilers vectorize: a normal code's exponent and fraction moved into
+/// a float's, the exponent rebiased by 112 (by 224 for inf and NaN); a subnormal f·2^−24 as
+/// (1 + f/1024)·2^−14 − 2^−14, both normal floats, so no step depends on subnormal arithmetic
+/// (slow on some CPUs, flushed to zero on devices built for speed).
+KOKKOS_INLINE_FUNCTION float to_float(fp16 x) {
+  const uint32_t h = x.bits, em = h & 0x7FFFu;
+  const uint32_t sign = (h & 0x8000u) << 16;
+  const uint32_t subnormal = 0u - uint32_t(em < 0x400u), special = 0u - uint32_t(em >= 0x7C00u);
+  const uint32_t quiet = (0u - uint32_t(em > 0x7C00u)) & 0x400000u;
+  const uint32_t normal = ((em << 13) + (112u << 23) + (special & (112u << 23))) | quiet;
+  const uint32_t tiny = to_bits(float_from_bits((em << 13) + (113u << 23)) - 0x1p-14f);
+  return float_from_bits(sign | (tiny & subnormal) | (normal & ~subnormal));
+}
 KOKKOS_INLINE_FUNCTION float to_float(fp8_e5m2 x) { return decode(x.bits, CustomFormat{5, 2}); }
 KOKKOS_INLINE_FUNCTION float to_float(fp8_e4m3 x) {
   const uint32_t mag = x.bits & 0x7Fu;
