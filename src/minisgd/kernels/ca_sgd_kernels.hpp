@@ -229,13 +229,44 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
   });
 }
 
+/// Host backends: a thread owns a contiguous block of columns (all of them on one thread) and
+/// walks the rows in order, adding each row's piece into g, which stays in cache: X streams
+/// row by row in long contiguous runs the prefetcher follows. (Blocks of 512 columns, one
+/// after the other on one thread, read each 8 KiB row of n = 2000 as four 2 KiB pieces on four
+/// passes and ran at a third of the triad bandwidth.) The same additions in the same order as
+/// the device kernel below, for any block size.
+template <class S, class A, class Round>
+void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
+                           const Vector<A>& v, const Round& round, const Vector<A>& g) {
+  const std::int64_t n = g.extent(0), rows = steps * b;
+  const std::int64_t threads = ExecSpace().concurrency();
+  const std::int64_t block = kmax<std::int64_t>(16, ((n + threads - 1) / threads + 15) / 16 * 16);
+  Kokkos::parallel_for(
+      "minisgd::gradient_product", Kokkos::RangePolicy<ExecSpace>(0, (n + block - 1) / block),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const std::int64_t c0 = k * block, width = kmin(block, n - c0);
+        A* const sum = g.data() + c0;
+        for (std::int64_t c = 0; c < width; ++c) sum[c] = A(0);
+        for (std::int64_t q = 0; q < rows; ++q) {
+          const S* const x = &X(first(q / b) + q % b, c0);
+          const A vq = v(q);
+          for (std::int64_t c = 0; c < width; ++c)
+            sum[c] = round(sum[c] + round(precision::convert<A>(x[c]) * vq));
+        }
+      });
+}
+
 /// g(c) = Σ_q X(row q, c)·v(q) over the `steps`·b rows of an outer step, accumulated in A
-/// (rounded after every operation when `accumulate` emulates a narrower format). A team owns a
-/// block of columns and walks the rows in order, its lanes along the row: X is read row by
-/// row, contiguously.
+/// (rounded after every operation when `accumulate` emulates a narrower format), each column
+/// summed over the rows in order. On devices a team owns a block of columns and walks the rows
+/// in order, its lanes along the row: X is read row by row, contiguously.
 template <class S, class A, class Round>
 void gradient_product(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                       const Vector<A>& v, const Round& accumulate, const Vector<A>& g) {
+  if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
+    gradient_product_host(X, first, b, steps, v, accumulate, g);
+    return;
+  }
   constexpr int kCols = 512;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Team = typename Policy::member_type;
