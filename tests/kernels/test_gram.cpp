@@ -110,8 +110,10 @@ TEST(Gram, TeamKernelEmulatesANarrowAccumulator) {
 // block row at the bottom); b = 1 makes every block a single row.
 TEST(Gram, BlasPathSamePrecision) {
   BlockLowerGram gram;
-  for (const auto& [s, b] :
-       {std::pair<std::int64_t, std::int64_t>{2, 16}, {3, 16}, {5, 16}, {6, 16}, {7, 1}, {16, 8}}) {
+  // A named array: nvcc 11.8 cannot deduce a braced list of pairs in a range-for.
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{2, 16}, {3, 16}, {5, 16},
+                                                          {6, 16}, {7, 1},  {16, 8}};
+  for (const auto& [s, b] : shapes) {
     const std::int64_t n = 257;
     {
       const Matrix<float> Y = random_matrix<float>(s * b, n, unsigned(s));
