@@ -54,16 +54,7 @@ double now_seconds() {
 // The shortest of `reps` fenced calls of f, after one warm-up call, on the chosen clock.
 template <class F>
 double best_seconds(int reps, F&& f) {
-  f();
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    fence();
-    const double t0 = now_seconds();
-    f();
-    fence();
-    best = std::min(best, now_seconds() - t0);
-  }
-  return best;
+  return perf::best_seconds(reps, f, now_seconds);
 }
 
 // Seconds per SGD step (fp32, logistic) on b rows of d columns, streaming batches from a matrix
