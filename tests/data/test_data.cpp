@@ -2,9 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <numeric>
+#include <random>
 #include <set>
 
 #include "minisgd/core/errors.hpp"
@@ -80,6 +84,49 @@ TEST(Libsvm, PlusSignsAndWindowsLineEndsParse) {
   const RawData d = read_libsvm(p, 0);
   EXPECT_EQ(d.labels, (std::vector<double>{1, -1}));
   EXPECT_EQ(d.val, (std::vector<double>{0.5, 0.25, 1}));
+}
+
+TEST(Libsvm, ValuesAreTheDoublesOfStrtod) {
+  // Every printf form a LIBSVM writer uses, and numbers beyond the quick path (more than 19
+  // digits, exponents beyond ±22, significands over 2^53), each checked bitwise against strtod.
+  std::mt19937_64 g(11);
+  const char* forms[] = {"%.9g", "%.17g", "%g", "%.3e", "%.15e", "%.6f", "%.1f", "%+.12g"};
+  std::string text, token;
+  std::vector<std::string> tokens;
+  char buf[64];
+  for (int row = 0; row < 4000; ++row) {
+    text += row % 2 ? "+1" : "-1";
+    for (int j = 1; j <= 10; ++j) {
+      const int kind = int(g() % 5);
+      double x = std::ldexp(double(g() >> 11), int(g() % 80) - 90);
+      if (kind == 1) x = -x;
+      if (kind == 2) x = std::ldexp(x, int(g() % 400) - 200);
+      if (kind == 3) x = double(std::int64_t(g() % 20001) - 10000) / 100;
+      std::snprintf(buf, sizeof buf, forms[g() % 8], x);
+      token = buf;
+      if (kind == 4)
+        token = g() % 2 ? "0.000000000000000000000123456789" : "123456789012345678901e-3";
+      tokens.push_back(token);
+      text += " " + std::to_string(j) + ":" + token;
+    }
+    text += row % 3 ? "\n" : "  # comment\n";
+  }
+  const RawData d = read_libsvm(write_temp("numbers.libsvm", text), 10);
+  ASSERT_EQ(d.val.size(), tokens.size());
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    const double expected = std::strtod(tokens[k].c_str(), nullptr);
+    ASSERT_EQ(std::memcmp(&d.val[k], &expected, sizeof expected), 0)
+        << tokens[k] << " read as " << d.val[k];
+  }
+}
+
+TEST(Libsvm, CommentsEndTheDataButMayNotHoldNulBytes) {
+  using namespace std::string_literals;  // keeps the NUL byte
+  const auto p = write_temp("comment.libsvm", "1 1:2#c\n-1 2:3\t# c\n1 1:1 # c\0c\n"s);
+  EXPECT_EQ(error_of(p), p + ":3: NUL byte in a text data file (binary data?)");
+  const RawData d = read_libsvm(write_temp("comment.libsvm", "1 1:2#c\n-1\t2:3\t# c\n"), 0);
+  EXPECT_EQ(d.val, (std::vector<double>{2, 3}));
+  EXPECT_EQ(d.col, (std::vector<std::int64_t>{0, 1}));
 }
 
 TEST(Partition, ShuffleIsAPermutationAndDeterministic) {

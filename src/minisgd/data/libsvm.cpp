@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "minisgd/core/errors.hpp"
+#include "minisgd/data/decimal.hpp"
 #include "minisgd/data/raw_data.hpp"
 
 namespace minisgd {
@@ -35,6 +36,70 @@ std::string token_at(const char* p, const char* end) {
   return std::string(p, q);
 }
 
+/// A finite number that ends at a blank, '#' or the end of the line; nullptr otherwise.
+const char* finite_number(const char* p, const char* end, double& out) {
+  const char* q = parse_simple_decimal(p, end, out);
+  if (!q) {  // rare forms (more digits, large exponents): the general parser
+    if (p < end && *p == '+') ++p;
+    const auto r = std::from_chars(p, end, out);
+    if (r.ec != std::errc() || r.ptr == p || !std::isfinite(out)) return nullptr;
+    q = r.ptr;
+  }
+  return q == end || blank(*q) || *q == '#' ? q : nullptr;
+}
+
+/// The common line in one pass, with no allocation beyond the row's entries: numbers, indices
+/// increasing within `features`, blanks between tokens, an optional comment without NUL bytes.
+/// Returns false, having added nothing, at anything else: parse_line_carefully then reads the
+/// line again and says what is wrong with it (or accepts a rare valid form).
+bool parse_simple_line(const char* p, const char* end, std::int64_t features, std::int64_t line,
+                       ParsedRows& out) {
+  const auto skip_blanks = [&] {
+    while (p < end && blank(*p)) ++p;
+  };
+  const auto at_data_end = [&] {  // the end of the line or a comment free of NUL bytes
+    return p == end || (*p == '#' && !std::memchr(p, '\0', std::size_t(end - p)));
+  };
+  skip_blanks();
+  if (p == end || *p == '#') return at_data_end();  // blank or comment-only
+  double label = 0;
+  if (!(p = finite_number(p, end, label))) return false;
+  const std::size_t first = out.col.size();
+  const std::int64_t limit = features > 0 ? features : std::int64_t(1) << 62;
+  std::int64_t prev = 0;  // the last 1-based index
+  for (;;) {
+    skip_blanks();
+    if (p == end || *p == '#') {
+      if (at_data_end()) break;
+      out.col.resize(first);
+      out.val.resize(first);
+      return false;
+    }
+    std::int64_t idx = 0;
+    const char* digits = p;
+    for (; p < end && static_cast<unsigned>(*p - '0') < 10 && p - digits < 18; ++p)
+      idx = 10 * idx + (*p - '0');
+    double v = 0;
+    if (p == digits || p == end || *p != ':' || idx <= prev || idx > limit ||
+        !(p = finite_number(p + 1, end, v))) {
+      out.col.resize(first);
+      out.val.resize(first);
+      return false;
+    }
+    prev = idx;
+    out.col.push_back(idx - 1);
+    out.val.push_back(v);
+  }
+  out.labels.push_back(label);
+  out.row_ptr.push_back(std::int64_t(out.col.size()));
+  out.line.push_back(line);
+  return true;
+}
+
+/// Any line, token by token, with the reason when it is refused.
+std::string parse_line_carefully(const char* begin, const char* end, std::int64_t features,
+                                 std::int64_t line, ParsedRows& out);
+
 }  // namespace
 
 void ParsedRows::clear() {
@@ -46,9 +111,8 @@ void ParsedRows::clear() {
 }
 
 bool line_has_row(const char* begin, const char* end) {
-  end = data_end(begin, end);
   while (begin < end && blank(*begin)) ++begin;
-  return begin < end;
+  return begin < end && *begin != '#';  // data before any comment
 }
 
 std::int64_t last_column_of_line(const char* begin, const char* end) {
@@ -65,6 +129,14 @@ std::int64_t last_column_of_line(const char* begin, const char* end) {
 
 std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t features,
                               std::int64_t line, ParsedRows& out) {
+  if (parse_simple_line(begin, end, features, line, out)) return {};
+  return parse_line_carefully(begin, end, features, line, out);
+}
+
+namespace {
+
+std::string parse_line_carefully(const char* begin, const char* end, std::int64_t features,
+                                 std::int64_t line, ParsedRows& out) {
   if (std::memchr(begin, '\0', std::size_t(end - begin)))
     return "NUL byte in a text data file (binary data?)";
   end = data_end(begin, end);
@@ -127,6 +199,7 @@ std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t f
   return {};
 }
 
+}  // namespace
 }  // namespace minisgd
 
 namespace minisgd {

@@ -35,7 +35,8 @@ void for_each_line(const char* b, const char* e, F&& f) {
   }
 }
 
-RangeCounts scan(const InputFile& f, ByteRange range, LoadStats& stats) {
+/// Counts the lines and rows of the range, and its largest index when `features` is not given.
+RangeCounts scan(const InputFile& f, ByteRange range, std::int64_t features, LoadStats& stats) {
   RangeCounts n;
   LineBlocks blocks(f, range, kTextBlockBytes);
   const char *b, *e;
@@ -44,7 +45,7 @@ RangeCounts scan(const InputFile& f, ByteRange range, LoadStats& stats) {
       ++n.lines;
       if (!line_has_row(lb, le)) return;
       ++n.rows;
-      n.max_col = std::max(n.max_col, last_column_of_line(lb, le));
+      if (features <= 0) n.max_col = std::max(n.max_col, last_column_of_line(lb, le));
     });
   stats.bytes_read += blocks.bytes_read();
   return n;
@@ -115,7 +116,7 @@ ScannedText scan_text(const std::string& path, std::int64_t features, comm::Comm
   try {
     t.file = std::make_unique<InputFile>(path);
     t.range = line_aligned_range(*t.file, comm.rank(), comm.size());
-    counts = scan(*t.file, t.range, stats);
+    counts = scan(*t.file, t.range, features, stats);
   } catch (const InputError& e) {
     error = e.what();
   }
