@@ -17,6 +17,8 @@
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/precision/format_spec.hpp"
+#include "testkit/gram_reference.hpp"
+#include "testkit/random_matrix.hpp"
 
 using namespace minisgd;
 using namespace minisgd::precision;
@@ -25,40 +27,6 @@ namespace {
 
 double gamma(std::int64_t n, double u) { return double(n) * u / (1.0 - double(n) * u); }
 
-template <class In>
-Matrix<In> random_matrix(std::int64_t rows, std::int64_t n, unsigned seed) {
-  Matrix<In> Y("Y", rows, n);
-  auto h = Kokkos::create_mirror_view(Y);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t k = 0; k < n; ++k) h(i, k) = convert<In>(dist(gen));
-  Kokkos::deep_copy(Y, h);
-  return Y;
-}
-
-/// Largest |Ĝ − G| / Σ|y_rk·y_ck| over the packed entries, G in double from the stored values.
-template <class In, class Acc>
-double worst_relative_error(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed) {
-  auto y = Kokkos::create_mirror_view_and_copy(HostSpace(), Y);
-  auto g = Kokkos::create_mirror_view_and_copy(HostSpace(), packed);
-  const std::int64_t s = y.extent(0) / b, n = y.extent(1);
-  double worst = 0;
-  for (std::int64_t j = 1; j < s; ++j)
-    for (std::int64_t l = 0; l < b; ++l)
-      for (std::int64_t c = 0; c < j * b; ++c) {
-        double exact = 0, scale = 0;
-        for (std::int64_t k = 0; k < n; ++k) {
-          const double p = to_double(y(j * b + l, k)) * to_double(y(c, k));
-          exact += p;
-          scale += std::fabs(p);
-        }
-        const double got = double(g(gram_row_offset(j, b) + l * j * b + c));
-        worst = std::fmax(worst, std::fabs(got - exact) / scale);
-      }
-  return worst;
-}
-
 template <class In, class Acc>
 void check_team_kernel(const char* label) {
   const double u_acc = unit_roundoff(format_traits<Acc>::format);
@@ -66,11 +34,12 @@ void check_team_kernel(const char* label) {
   // b = 1, 8 (tiles narrower than a block row), 33 (a block row spans two tile rows).
   for (std::int64_t b : {1, 8, 33}) {
     const std::int64_t s = 5, n = 300;  // n spans ten k-chunks, the last one partial
-    const Matrix<In> Y = random_matrix<In>(s * b, n, unsigned(b));
+    const Matrix<In> Y = testkit::random_rows<In>(s * b, n, unsigned(b));
     const Vector<Acc> G("G", gram_packed_size(s, b));
     gram_team(Y, b, G, Rounder{});
     const double tol = gamma(n, u_acc) + u_in;
-    EXPECT_LE(worst_relative_error(Y, b, G), tol) << label << " b=" << b << " tolerance " << tol;
+    EXPECT_LE(testkit::worst_gram_error(Y, b, G), tol)
+        << label << " b=" << b << " tolerance " << tol;
   }
 }
 
@@ -98,10 +67,10 @@ TEST(Gram, TeamKernelEveryCompiledPair) {
 // n·u = 1/4), and visibly less accurate than fp32 accumulation.
 TEST(Gram, TeamKernelEmulatesANarrowAccumulator) {
   const std::int64_t s = 4, b = 8, n = 64;
-  const Matrix<bf16> Y = random_matrix<bf16>(s * b, n, 7);
+  const Matrix<bf16> Y = testkit::random_rows<bf16>(s * b, n, 7);
   const Vector<float> G("G", gram_packed_size(s, b));
   gram_team(Y, b, G, Rounder::to({Format::bf16, {}}, Format::fp32, false, 0));
-  const double err = worst_relative_error(Y, b, G);
+  const double err = testkit::worst_gram_error(Y, b, G);
   EXPECT_LE(err, gamma(n, 0x1p-8));
   EXPECT_GT(err, gamma(n, 0x1p-24));
 }
@@ -116,21 +85,21 @@ TEST(Gram, BlasPathSamePrecision) {
   for (const auto& [s, b] : shapes) {
     const std::int64_t n = 257;
     {
-      const Matrix<float> Y = random_matrix<float>(s * b, n, unsigned(s));
+      const Matrix<float> Y = testkit::random_rows<float>(s * b, n, unsigned(s));
       const Vector<float> G("G", gram_packed_size(s, b));
       EXPECT_EQ(gram.compute(Y, b, G, Rounder{}), GramPath::blas);
-      EXPECT_LE(worst_relative_error(Y, b, G), gamma(n, 0x1p-24)) << "s=" << s << " b=" << b;
+      EXPECT_LE(testkit::worst_gram_error(Y, b, G), gamma(n, 0x1p-24)) << "s=" << s << " b=" << b;
     }
     {
-      const Matrix<double> Y = random_matrix<double>(s * b, n, unsigned(100 + s));
+      const Matrix<double> Y = testkit::random_rows<double>(s * b, n, unsigned(100 + s));
       const Vector<double> G("G", gram_packed_size(s, b));
       EXPECT_EQ(gram.compute(Y, b, G, Rounder{}), GramPath::blas);
-      EXPECT_LE(worst_relative_error(Y, b, G), gamma(n, 0x1p-53)) << "s=" << s << " b=" << b;
+      EXPECT_LE(testkit::worst_gram_error(Y, b, G), gamma(n, 0x1p-53)) << "s=" << s << " b=" << b;
     }
   }
   const std::int64_t s = 6, b = 16;
   // A narrower accumulator is emulated: the portable kernel, never the library.
-  const Matrix<float> Y = random_matrix<float>(s * b, 32, 3);
+  const Matrix<float> Y = testkit::random_rows<float>(s * b, 32, 3);
   const Vector<float> G("G", gram_packed_size(s, b));
   EXPECT_EQ(gram.compute(Y, b, G, Rounder::to({Format::fp16, {}}, Format::fp32, false, 0)),
             GramPath::team);
@@ -145,14 +114,14 @@ TEST(Gram, Avx512Bf16PathMatchesPortableKernel) {
                     "or a device backend)";
   for (std::int64_t b : {1, 8, 32}) {
     const std::int64_t s = 16, n = 500;
-    const Matrix<bf16> Y = random_matrix<bf16>(s * b, n, unsigned(100 + b));
+    const Matrix<bf16> Y = testkit::random_rows<bf16>(s * b, n, unsigned(100 + b));
     const Vector<float> fast("fast", gram_packed_size(s, b)),
         portable("portable", gram_packed_size(s, b));
     EXPECT_EQ(gram.compute(Y, b, fast, Rounder{}), GramPath::dnnl);
     gram_team(Y, b, portable, Rounder{});
     const double tol = gamma(n, 0x1p-24);
-    EXPECT_LE(worst_relative_error(Y, b, fast), tol) << "b=" << b;
-    EXPECT_LE(worst_relative_error(Y, b, portable), tol) << "b=" << b;
+    EXPECT_LE(testkit::worst_gram_error(Y, b, fast), tol) << "b=" << b;
+    EXPECT_LE(testkit::worst_gram_error(Y, b, portable), tol) << "b=" << b;
   }
   EXPECT_NE(gram.dnnl_implementation().find("bf16"), std::string::npos)
       << gram.dnnl_implementation();

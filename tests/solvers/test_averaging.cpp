@@ -8,6 +8,7 @@
 #include <string>
 
 #include "minisgd/data/raw_data.hpp"
+#include "support/logistic_objective.hpp"
 #include "support/test_support.hpp"
 
 using namespace minisgd;
@@ -94,14 +95,7 @@ TEST(Averaging, MatchesIndependentSerialMeanOfIterates) {
         for (std::int64_t j = 0; j < d.cols; ++j)
           mean[j] += (w[j] - mean[j]) * (gamma + 1) / (double(t - start + 1) + gamma);
     }
-    double loss = 0, norm2 = 0;
-    for (std::int64_t r = 0; r < d.rows; ++r) {
-      double z = 0;
-      for (auto k = d.row_ptr[r]; k < d.row_ptr[r + 1]; ++k) z += d.val[k] * mean[d.col[k]];
-      loss += std::log1p(std::exp(-d.labels[r] * z));
-    }
-    for (double v : mean) norm2 += v * v;
-    const double objective = loss / double(d.rows) + 0.5 * l2 * norm2;
+    const double objective = test::logistic_objective(d, mean, l2);
     for (const char* dec : {"row", "column"}) {
       SCOPED_TRACE(std::string(averaging) + " " + dec);
       const RunOutcome o =
