@@ -12,8 +12,8 @@ namespace minisgd {
 
 /// Whether the eight bytes of v (little-endian) are all ASCII digits.
 inline bool all_digits(std::uint64_t v) {
-  return ((v & 0xF0F0F0F0F0F0F0F0) |
-          (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) == 0x3333333333333333;
+  return ((v & 0xF0F0F0F0F0F0F0F0) | (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) ==
+         0x3333333333333333;
 }
 
 /// The value of eight ASCII digits (little-endian, first digit in the lowest byte), in three

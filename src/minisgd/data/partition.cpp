@@ -58,8 +58,22 @@ std::uint64_t uniform_below(std::uint64_t n, std::uint64_t seed, std::uint64_t s
 std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed, std::uint64_t stream) {
   std::vector<std::int64_t> p(n);
   std::iota(p.begin(), p.end(), std::int64_t(0));
-  for (std::int64_t i = n - 1; i > 0; --i)
-    std::swap(p[i], p[uniform_below(std::uint64_t(i) + 1, seed, stream, std::uint64_t(i))]);
+  // Swap targets are counter-based, so they are known ahead: the target of step i − kAhead is
+  // drawn (and its cache line fetched) kAhead steps early, hiding the miss of a random access.
+  constexpr std::int64_t kAhead = 16;
+  std::int64_t target[kAhead];
+  const auto draw = [&](std::int64_t i) {
+    const std::int64_t j =
+        std::int64_t(uniform_below(std::uint64_t(i) + 1, seed, stream, std::uint64_t(i)));
+    __builtin_prefetch(&p[std::size_t(j)], 1);
+    target[i % kAhead] = j;
+  };
+  for (std::int64_t i = n - 1; i > 0 && i > n - 1 - kAhead; --i) draw(i);
+  for (std::int64_t i = n - 1; i > 0; --i) {
+    const std::int64_t j = target[i % kAhead];
+    if (i - kAhead > 0) draw(i - kAhead);
+    std::swap(p[std::size_t(i)], p[std::size_t(j)]);
+  }
   return p;
 }
 
