@@ -7,7 +7,9 @@
 set -euo pipefail
 build=$1 file=$2
 shift 2
-ranks=("${@:-1 2 4}")
+ranks=("$@")
+((${#ranks[@]})) || ranks=(1 2 4)
+# shellcheck source=ci/env.sh
 source "$(dirname "$0")/../ci/env.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -22,7 +24,7 @@ output: {report: $dir/report.json, history: "", weights: ""}
 DECK
 bytes=$(stat -c %s "$file")
 printf '%3s %16s %8s %12s %18s\n' P parse_MBps/rank load_s load_cpu_s MB/CPU-s/rank
-for P in ${ranks[*]}; do
+for P in "${ranks[@]}"; do
   rm -f "$dir/report.json"  # (one step is no convergence: the run says INVALID and exits 1)
   mpirun -np "$P" "$build/src/minisgd" "$dir/deck.yaml" > "$dir/log" 2>&1 || true
   [[ -s $dir/report.json ]] || { cat "$dir/log"; exit 1; }
