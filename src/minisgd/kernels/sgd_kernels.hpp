@@ -21,13 +21,14 @@
 // Devices: a team per row for the margins; a team per block of columns for the gradient,
 // which first computes the b derivatives into scratch and then has a thread per column.
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/storage_types.hpp"
+#include "minisgd/precision/widen.hpp"
 
 namespace minisgd {
 
@@ -56,6 +57,49 @@ constexpr std::int64_t kChunk = 32;
 
 inline bool one_thread() { return ExecSpace().concurrency() == 1; }
 
+/// Storage the host loops read widened to float (bf16, fp16, …), not element by element.
+template <class S>
+constexpr bool widened = !std::is_same_v<S, float> && !std::is_same_v<S, double>;
+
+/// At least `size` floats for the host loops' widened rows, 64-byte aligned, kept between steps
+/// (it only grows); nullptr when S needs none. One per thread that launches steps.
+template <class S>
+inline float* widening_buffer(std::int64_t size) {
+  if constexpr (!widened<S>) {
+    return nullptr;
+  } else {
+    struct alignas(64) Line {
+      float v[16];
+    };
+    thread_local std::vector<Line> buffer;
+    if (std::int64_t(buffer.size()) * 16 < size) buffer.resize(std::size_t(size + 15) / 16);
+    return buffer.front().v;
+  }
+}
+
+/// Rows [row, row + rows) of X widened into `buffer` from its row `slot` on (n floats a row)
+/// when X is narrow, so that the margins and the gradient both read floats from cache; nothing
+/// for float and double. Widening is exact: the same products and bits as element by element.
+template <class S>
+inline void widen_rows(const Matrix<S>& X, std::int64_t row, std::int64_t rows, float* buffer,
+                       std::int64_t slot) {
+  if constexpr (widened<S>) {
+    const std::int64_t n = X.extent(1);
+    for (std::int64_t i = 0; i < rows; ++i)
+      precision::widen(&X(row + i, 0), buffer + (slot + i) * n, n);
+  }
+}
+
+/// Where the host loops read row `row` of X and the rows after it (stride n): X itself when
+/// stored as float or double, else `buffer` from its row `slot` on, where widen_rows put them.
+template <class S>
+inline auto host_rows(const Matrix<S>& X, std::int64_t row, float* buffer, std::int64_t slot) {
+  if constexpr (widened<S>)
+    return static_cast<const float*>(buffer + slot * X.extent(1));
+  else
+    return static_cast<const S*>(&X(row, 0));
+}
+
 }  // namespace sgd_detail
 
 /// z(i) = x_{first+i}·w for the batch (the column decomposition's partial margins).
@@ -65,11 +109,14 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
   const std::int64_t b = z.extent(0);
   if constexpr (sgd_detail::host_backend) {
     using sgd_detail::kChunk;
+    float* const buffer = sgd_detail::widening_buffer<S>(b * n);
     Kokkos::parallel_for(
         "minisgd::sgd_margins", Kokkos::RangePolicy<ExecSpace>(0, (b + kChunk - 1) / kChunk),
         KOKKOS_LAMBDA(const std::int64_t chunk) {
-          const std::int64_t r0 = chunk * kChunk;
-          sgd_detail::rows_dot(&X(first + r0, 0), n, w.data(), n, kmin(kChunk, b - r0), &z(r0));
+          const std::int64_t r0 = chunk * kChunk, rows = kmin(kChunk, b - r0);
+          sgd_detail::widen_rows(X, first + r0, rows, buffer, r0);
+          const auto* x = sgd_detail::host_rows(X, first + r0, buffer, r0);
+          sgd_detail::rows_dot(x, n, w.data(), n, rows, &z(r0));
         });
   } else {
     using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -89,47 +136,12 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
 
 namespace sgd_detail {
 
-/// add_rows of a full block of bf16 columns on a little-endian x86 host: a 32-bit word holds two
-/// columns, the even one widened by a shift and the odd one by a mask (no shuffles), summed
-/// in two sets of registers. The same products and sums as add_row, so the same bits.
-template <class A>
-inline void add_rows_bf16_pairs(const precision::bf16* x0, std::int64_t stride, const A* u,
-                                std::int64_t rows, A* g) {
-  constexpr int kHalf = kHostCols<A> / 2;
-  A even[kHalf], odd[kHalf];
-  for (int k = 0; k < kHalf; ++k) {
-    even[k] = g[2 * k];
-    odd[k] = g[2 * k + 1];
-  }
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const precision::bf16* x = x0 + i * stride;
-    const A ui = u[i];
-    for (int k = 0; k < kHalf; ++k) {
-      std::uint32_t pair;
-      std::memcpy(&pair, x + 2 * k, sizeof pair);
-      even[k] += A(precision::float_from_bits(pair << 16)) * ui;
-      odd[k] += A(precision::float_from_bits(pair & 0xFFFF0000u)) * ui;
-    }
-  }
-  for (int k = 0; k < kHalf; ++k) {
-    g[2 * k] = even[k];
-    g[2 * k + 1] = odd[k];
-  }
-}
-
 /// g[c0 .. c0+width) += Σ_{i in rows} x_i[c]·u_i, in row order, the block held in registers.
 /// A full block has a compile-time width, so the compiler keeps its sums in registers.
 template <class S, class A>
 KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u,
                                      std::int64_t rows, A* g, int width) {
   constexpr int kCols = kHostCols<A>;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
-    !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-  // (With AVX2 or wider; with SSE2 the compiler does not vectorize it, the plain loop wins.)
-  if constexpr (std::is_same_v<S, precision::bf16> && kHostVectorBytes >= 32) {
-    if (width == kCols) return add_rows_bf16_pairs(x0, stride, u, rows, g);
-  }
-#endif
   if (width == kCols) {
     A acc[kCols];
     for (int c = 0; c < kCols; ++c) acc[c] = g[c];
@@ -140,59 +152,66 @@ KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* 
   add_rows_narrow<kCols>(x0, stride, u, rows, g, width);
 }
 
-/// The margins (unless given) and derivatives of `rows` rows from batch row r0: loops over
-/// rows that the compiler vectorizes (loss_derivative is branch-free).
-template <Loss L, class S, class A>
-inline void chunk_derivatives(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
+/// The margins (unless given) and derivatives of `rows` rows x (stride n) from batch row r0:
+/// loops over rows that the compiler vectorizes (loss_derivative is branch-free).
+template <Loss L, class T, class A>
+inline void chunk_derivatives(const T* x, int n, const Vector<double>& y, std::int64_t first,
                               const Vector<A>& w, const Vector<A>& z, bool margins_given,
                               const Vector<A>& u, std::int64_t r0, std::int64_t rows) {
-  const int n = int(X.extent(1));
   A* zc = &z(r0);
   A* uc = &u(r0);
   const double* yc = &y(first + r0);
-  if (!margins_given) rows_dot(&X(first + r0, 0), n, w.data(), n, rows, zc);
+  if (!margins_given) rows_dot(x, n, w.data(), n, rows, zc);
   for (std::int64_t i = 0; i < rows; ++i) uc[i] = loss_derivative<L>(zc[i], A(yc[i]));
 }
 
-/// Host, one thread, one launch: for each chunk of kChunk rows (in L2), the margins (unless
-/// given) and derivatives, then the chunk's share of the gradient block by block of columns.
+/// Host, one thread, one launch: for each chunk of kChunk rows (in L2, widened once when
+/// narrow), the margins (unless given) and derivatives, then the chunk's share of the gradient
+/// block by block of columns.
 template <Loss L, class S, class A>
 void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
                 const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
+  float* const buffer = widening_buffer<S>(kChunk * n);
   Kokkos::parallel_for(
       "minisgd::sgd_fused_step", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(std::int64_t) {
         for (int c = 0; c < n; ++c) g(c) = A(0);
         for (std::int64_t r0 = 0; r0 < b; r0 += kChunk) {
           const std::int64_t rows = kmin(kChunk, b - r0);
-          chunk_derivatives<L>(X, first, y, w, z, margins_given, u, r0, rows);
+          widen_rows(X, first + r0, rows, buffer, 0);
+          const auto* x = host_rows(X, first + r0, buffer, 0);
+          chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
           for (int c0 = 0; c0 < n; c0 += kHostCols<A>)
-            add_rows(&X(first + r0, c0), n, &u(r0), rows, &g(c0), kmin(kHostCols<A>, n - c0));
+            add_rows(x + c0, n, &u(r0), rows, &g(c0), kmin(kHostCols<A>, n - c0));
         }
       });
 }
 
 /// Host, several threads: derivatives (and margins unless given) over rows, then the
-/// gradient over column blocks.
+/// gradient over column blocks. Narrow storage is widened once, into a buffer of the batch.
 template <Loss L, class S, class A>
 void two_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
               const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
+  float* const buffer = widening_buffer<S>(b * n);
   Kokkos::parallel_for(
       "minisgd::sgd_derivatives", Kokkos::RangePolicy<ExecSpace>(0, (b + kChunk - 1) / kChunk),
       KOKKOS_LAMBDA(const std::int64_t chunk) {
-        const std::int64_t r0 = chunk * kChunk;
-        chunk_derivatives<L>(X, first, y, w, z, margins_given, u, r0, kmin(kChunk, b - r0));
+        const std::int64_t r0 = chunk * kChunk, rows = kmin(kChunk, b - r0);
+        widen_rows(X, first + r0, rows, buffer, r0);
+        const auto* x = host_rows(X, first + r0, buffer, r0);
+        chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
       });
+  const auto* batch = host_rows(X, first, buffer, 0);
   Kokkos::parallel_for(
       "minisgd::sgd_gradient",
       Kokkos::RangePolicy<ExecSpace>(0, (n + kHostCols<A> - 1) / kHostCols<A>),
       KOKKOS_LAMBDA(const std::int64_t block) {
         const int c0 = int(block) * kHostCols<A>;
         for (int c = c0; c < kmin(c0 + kHostCols<A>, n); ++c) g(c) = A(0);
-        add_rows(&X(first, c0), n, u.data(), b, &g(c0), kmin(kHostCols<A>, n - c0));
+        add_rows(batch + c0, n, u.data(), b, &g(c0), kmin(kHostCols<A>, n - c0));
       });
 }
 
