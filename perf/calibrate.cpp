@@ -3,9 +3,11 @@
 // Kernel rates (γ) are timed on every rank at once (as P ranks of a node run), the slowest rank's
 // figure kept, with minisgd's own kernels at two shapes each and fitted
 // (SGD step: bytes at an effective bandwidth + a cost per row; Gram: flops at a rate + a cost
-// per packed entry); the host's share of a step from minisgd's own training loop on a problem
-// too small for its kernels to matter; α and β from the training communicator's AllReduce at
-// 8 bytes and 1 MiB with every rank taking part, called back to back as training calls it.
+// per packed entry; the recurrence and the widening of bf16 rows from CA-SGD's own kernels);
+// the host's share of a step and CA-SGD's cost per row from minisgd's own training loop on a
+// problem too small for its kernels to matter; the node's cores and a context switch; α and β from
+// the training communicator's AllReduce at 8 bytes and 1 MiB with every rank taking part, called
+// back to back as training calls it.
 #include <mpi.h>
 
 #include <unistd.h>
@@ -16,16 +18,13 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/deck.hpp"
+#include "minisgd/kernels/ca_sgd_kernels.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
@@ -33,6 +32,7 @@
 #include "minisgd/precision/storage_types.hpp"
 #include "support/ceilings.hpp"
 #include "support/fixtures.hpp"
+#include "support/scheduler.hpp"
 
 namespace {
 
@@ -78,6 +78,35 @@ double sgd_step_seconds(std::int64_t b, std::int64_t d) {
          steps;
 }
 
+// Seconds of CA-SGD's partial margins (fp32 arithmetic) over s = 16 batches of b = 32 rows of
+// 2000 columns stored as S, from a matrix far larger than the caches.
+template <class S>
+double margins_seconds() {
+  const std::int64_t s = 16, b = 32, n = 2000, calls = 64;
+  const Matrix<S> X = random_rows<S>(calls * s * b, n);
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace> first("first", calls, s);
+  auto h = Kokkos::create_mirror_view(first);
+  for (std::int64_t t = 0; t < calls; ++t)
+    for (std::int64_t j = 0; j < s; ++j) h(t, j) = (t * s + j) * b;
+  Kokkos::deep_copy(first, h);
+  const Vector<float> w("w", n), r("r", s * b);
+  return best_seconds(3,
+                      [&] {
+                        for (std::int64_t t = 0; t < calls; ++t)
+                          partial_margins(X, Kokkos::subview(first, t, Kokkos::ALL()), b, w,
+                                          precision::Rounder{}, r);
+                      }) /
+         calls;
+}
+
+// Seconds per bf16 value widened to fp32: what the partial margins on bf16 rows take beyond
+// fp32's time for their (fewer) bytes; 0 when the widening hides under the memory stream.
+double widening_seconds() {
+  const double values = 16.0 * 32 * 2000, narrow = margins_seconds<precision::bf16>();
+  const double wide = margins_seconds<float>();
+  return std::max((narrow - wide * (2000.0 * 2 + 8) / (2000.0 * 4 + 8)) / values, 1e-12);
+}
+
 template <class In, class Acc>
 double gram_seconds(std::int64_t s, std::int64_t b, std::int64_t n) {  // the packed Gram
   const Matrix<In> Y = random_rows<In>(s * b, n);
@@ -86,20 +115,29 @@ double gram_seconds(std::int64_t s, std::int64_t b, std::int64_t n) {  // the pa
   return best_seconds(5, [&] { gram.compute(Y, b, G, precision::Rounder{}); });
 }
 
-double scalar_rate() {  // dependent multiply-adds of a small dense triangle (the recurrence)
-  const int n = 512;
-  std::vector<double> a(std::size_t(n) * n, 0.5), x(n, 1.0);
-  double sink = 0;
+// minisgd's inner recurrence (fp32, logistic) at the paper decks' CA-SGD shape (s = 16,
+// b = 32), in the flops the model counts for it: 2 per packed Gram entry, 4 per row.
+double recurrence_rate() {
+  const int s = 16;
+  const std::int64_t b = 32, rows = s * b;
+  const Vector<float> G("G", gram_packed_size(s, b)), r("r", rows), u("u", rows), v("v", rows);
+  Kokkos::deep_copy(G, 1e-3f);
+  Kokkos::deep_copy(r, 0.5f);
+  Coefficients k{decltype(Coefficients::coef)("coef", s + 1, s),
+                 decltype(Coefficients::scale)("scale", s + 1)};
+  Kokkos::deep_copy(k.coef, 1e-3);
+  Kokkos::deep_copy(k.scale, 1.0);
+  Vector<double> y("y", rows);
+  Kokkos::deep_copy(y, 1.0);
+  BatchRows first("first", s);
+  auto h = Kokkos::create_mirror_view(first);
+  for (int j = 0; j < s; ++j) h(j) = j * b;
+  Kokkos::deep_copy(first, h);
   const double t = best_seconds(5, [&] {
-    for (int i = 0; i < n; ++i) {
-      double acc = 0;
-      for (int j = 0; j < i; ++j) acc += a[std::size_t(i) * n + j] * x[j];
-      x[i] = 1.0 / (1.0 + acc * 1e-9);
-    }
-    sink += x[n - 1];
+    inner_recurrence<Loss::logistic>(G, r, k, y, first, b, s, precision::Rounder{}, u, v);
   });
-  if (sink < 0) std::puts("");
-  return double(n) * (n - 1) / t;  // 2 flops per multiply-add, half the square
+  const double cross = double(b) * double(b) * s * (s - 1) / 2;
+  return (2 * cross + 4.0 * double(rows)) / t;
 }
 
 double launch_seconds() {
@@ -153,33 +191,22 @@ double allreduce_seconds(comm::Communicator& c, std::size_t bytes, int calls) {
   return median(blocks);
 }
 
-// How much longer than asked a short sleep lasts, with the timer slack comm.emulate sets.
-double sleep_overshoot_seconds() {
-#ifdef __linux__
-  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-#endif
-  const double asked = 20e-6;
-  std::vector<double> blocks;
-  for (int r = 0; r < 5; ++r) {
-    Kokkos::Timer t;
-    for (int k = 0; k < 100; ++k) std::this_thread::sleep_for(std::chrono::duration<double>(asked));
-    blocks.push_back(t.seconds() / 100 - asked);
-  }
-  return median(blocks);
-}
-
 // Seconds per step of minisgd's training loop, on this rank alone, for a problem of one
-// column and one-row batches: what a step costs beside its kernels (planning, the stepper's
-// host to device copies, timers, the communicator call).
-double loop_step_seconds(const std::string& solver) {
+// column and `batch`-row batches (4096 steps an epoch) in the given precision preset: what a
+// step costs beside its kernels (planning, the stepper's host to device copies, timers, the
+// communicator call) and, from two batch sizes, what each row costs the loop.
+double loop_step_seconds(const std::string& solver, int batch, const std::string& preset) {
   const auto deck = [&](int epochs) {
     return parse_deck(
         "run: {seed: 1}\n"
-        "data: {source: synthetic, synthetic: {kind: synth, rows: 4096, features: 1}}\n"
-        "model: {loss: logistic, l2: 1.0e-3}\n"
-        "solver: {decomposition: column, batch_size: 1, step_size: 0.01, eval_every: 1000000000, "
-        "epochs: " +
-            std::to_string(epochs) + ", " + solver + "}\nprecision: {preset: fp64}\n",
+        "data: {source: synthetic, synthetic: {kind: synth, rows: " +
+            std::to_string(4096 * batch) +
+            ", features: 1}}\n"
+            "model: {loss: logistic, l2: 1.0e-3}\n"
+            "solver: {decomposition: column, step_size: 0.01, eval_every: 1000000000, "
+            "batch_size: " +
+            std::to_string(batch) + ", epochs: " + std::to_string(epochs) + ", " + solver +
+            "}\nprecision: {preset: " + preset + "}\n",
         "calibrate");
   };
   comm::MpiCommunicator self(MPI_COMM_SELF);
@@ -205,33 +232,38 @@ double loop_step_seconds(const std::string& solver) {
   return *std::min_element(runs.begin(), runs.end());  // like the kernels: the best of three
 }
 
-struct HostCosts {
-  double sgd = 0, outer = 0, inner = 0;
-};
-
 // The loop's time per step less what the model already charges its kernels (`m` without host
-// costs): SGD per step; CA-SGD per outer step from s = 1 and per inner step from s = 16.
-HostCosts host_costs(const perfmodel::Machine& m) {
+// costs), on one column, with the presets of the paper decks (fp32 SGD, mixed CA-SGD): SGD per
+// step; CA-SGD per row of an inner step (from batches of 32 and 1 row at s = 1), then per
+// outer step from s = 1 and per inner step from s = 16 (one-row batches).
+void host_costs(perfmodel::Machine& m) {
   perfmodel::Workload w;
   w.method = Method::ca_sgd;
   w.decomposition = Decomposition::column;
-  w.batch = 1;
   w.features = 1;
-  w.storage_bytes = w.arithmetic_bytes = w.gram_input_bytes = w.wire_bytes = 8;
-  const auto kernels = [&](int s) {
+  w.storage_bytes = w.gram_input_bytes = 2;  // mixed: bf16 X and Gram input, fp32 arithmetic
+  w.arithmetic_bytes = w.wire_bytes = 4;
+  const auto kernels = [&](int s, std::int64_t b) {
     w.s = s;
+    w.batch = b;
     return perfmodel::predict_step(w, m).compute_s;
   };
-  HostCosts h;
   perfmodel::Workload sgd = w;
   sgd.method = Method::sgd;
-  h.sgd = loop_step_seconds("method: sgd") - perfmodel::predict_step(sgd, m).compute_s;
-  const double one = loop_step_seconds("method: ca-sgd, s: 1") - kernels(1);
-  const double sixteen = 16 * (loop_step_seconds("method: ca-sgd, s: 16") - kernels(16));
-  h.inner = (sixteen - one) / 15;
-  h.outer = one - h.inner;
-  for (double* x : {&h.sgd, &h.outer, &h.inner}) *x = std::max(*x, 1e-12);
-  return h;
+  sgd.batch = 1;
+  sgd.storage_bytes = sgd.gram_input_bytes = 4;
+  m.sgd_step_host_s =
+      loop_step_seconds("method: sgd", 1, "fp32") - perfmodel::predict_step(sgd, m).compute_s;
+  const auto ca = [&](int s, int b) {
+    return loop_step_seconds("method: ca-sgd, s: " + std::to_string(s), b, "mixed") - kernels(s, b);
+  };
+  const double one_row = ca(1, 1);
+  m.ca_row_s = std::max((ca(1, 32) - one_row) / 31, 1e-12);
+  // From here the model charges the one row of a step its ca_row_s.
+  const double one = one_row - m.ca_row_s, sixteen = 16 * ca(16, 1);
+  m.ca_inner_host_s = std::max((sixteen - one) / 15, 1e-12);
+  m.ca_outer_host_s = std::max(one - m.ca_inner_host_s, 1e-12);
+  m.sgd_step_host_s = std::max(m.sgd_step_host_s, 1e-12);
 }
 
 // The kernel figures of this rank (γ), fitted as docs/performance_model.md describes.
@@ -254,6 +286,7 @@ perfmodel::Machine kernel_figures() {
   }
   m.stream_efficiency = eff;
   m.row_s = std::max(row, 1e-12);
+  m.decode_s = widening_seconds();
   // The packed Gram at the paper decks' CA-SGD shape (s = 16, b = 32): time = flops / rate
   // + entries · entry. Each input type's rate from its times on 2000 and 28 local columns
   // (the difference leaves the per-entry work out), the entry cost from fp32's time on 28.
@@ -271,7 +304,7 @@ perfmodel::Machine kernel_figures() {
       rate(gram_seconds<double, double>(gs, gb, 2000), gram_seconds<double, double>(gs, gb, 28));
   m.gemm_bf16_Fps = rate(gram_seconds<precision::bf16, float>(gs, gb, 2000),
                          gram_seconds<precision::bf16, float>(gs, gb, 28));
-  m.scalar_Fps = scalar_rate();
+  m.scalar_Fps = recurrence_rate();
   return m;
 }
 
@@ -280,21 +313,25 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
       "name: %s\n"
       "source: \"perf/calibrate on this machine: triad, minisgd's SGD step at b = 256, d = 2000 "
-      "and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28, the training loop on one "
-      "column (%s time), AllReduce at 8 B and 1 MiB over %d rank(s)\"\n"
+      "and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28, CA-SGD's recurrence and "
+      "partial margins (bf16, fp32) at s = 16, b = 32, the training loop on one column (%s "
+      "time), the scheduler (two threads on one core; sleeps), AllReduce at 8 B and 1 MiB over "
+      "%d rank(s)\"\n"
       "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g}\n"
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
-      "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n"
-      "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, sleep_overshoot_us: %.4g}\n"
+      "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  ca_row_ns: %.4g\n"
+      "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, sleep_overshoot_us: %.4g,\n"
+      "       cores: %g, switch_us: %.4g}\n"
       "network: {latency_us: %.4g, bandwidth_GBps: %.4g}%s\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
       m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, m.gemm_fp64_Fps * 1e-9,
       m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9, std::max(m.gram_entry_s * 1e9, 1e-3),
-      m.scalar_Fps * 1e-9, std::max(m.sgd_step_host_s * 1e6, 1e-3),
-      std::max(m.ca_outer_host_s * 1e6, 1e-3), std::max(m.ca_inner_host_s * 1e6, 1e-3),
-      std::max(m.sleep_overshoot_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
+      m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
+      std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
+      std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.sleep_overshoot_s * 1e6, 1e-3), m.cores,
+      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
       P > 1 ? "" : "  # not measured at one rank: placeholders");
 }
 
@@ -325,17 +362,17 @@ int main(int argc, char** argv) {
     }
     world.barrier();
     perfmodel::Machine m = kernel_figures();
-    const HostCosts h = host_costs(m);
-    m.sgd_step_host_s = h.sgd;
-    m.ca_outer_host_s = h.outer;
-    m.ca_inner_host_s = h.inner;
-    m.sleep_overshoot_s = std::max(sleep_overshoot_seconds(), 1e-12);
+    host_costs(m);
+    m.sleep_overshoot_s = std::max(perf::sleep_overshoot_seconds(), 1e-12);
+    m.cores = perf::node_cores();
+    m.switch_s = std::max(perf::context_switch_seconds(), 1e-12);
     // The slowest rank: least rates, largest costs.
     for (double* x : {&m.memory_Bps, &m.stream_efficiency, &m.gemm_fp64_Fps, &m.gemm_fp32_Fps,
                       &m.gemm_bf16_Fps, &m.scalar_Fps})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    for (double* x : {&m.row_s, &m.launch_s, &m.gram_entry_s, &m.sgd_step_host_s,
-                      &m.ca_outer_host_s, &m.ca_inner_host_s, &m.sleep_overshoot_s})
+    for (double* x :
+         {&m.row_s, &m.launch_s, &m.gram_entry_s, &m.decode_s, &m.ca_row_s, &m.sgd_step_host_s,
+          &m.ca_outer_host_s, &m.ca_inner_host_s, &m.sleep_overshoot_s, &m.switch_s})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;

@@ -164,6 +164,76 @@ TEST(StepModel, HostCostsPerStepAndPerOuterStep) {
   EXPECT_NEAR(with - predict_step(row, m).compute_s, 3e-6, 1e-15);
 }
 
+// Stored values narrower than the arithmetic (bf16 X, fp32 work) are widened on every pass
+// that reads them: SGD row reads its ⌈b/P⌉ rows once; SGD column reads b·n twice (margins,
+// gradient); CA-SGD reads s·b·n twice, three times when the Gram's input is wider than X.
+TEST(StepModel, NarrowStorageIsWidenedOnEveryPass) {
+  const double P = 3, b = 64, d = 600, n = 200, decode = 0.5e-9;
+  const auto extra = [&](Workload w) {
+    Machine m = machine();
+    const double without = predict_step(w, m).compute_s;
+    m.decode_s = decode;
+    return predict_step(w, m).compute_s - without;
+  };
+  const auto narrow = [](Workload w, double gram_input) {
+    w.storage_bytes = 2;
+    w.arithmetic_bytes = 4;
+    w.gram_input_bytes = gram_input;
+    return w;
+  };
+  Workload row = column(int(P), std::int64_t(b), std::int64_t(d), 0);
+  row.decomposition = Decomposition::row;
+  EXPECT_EQ(extra(row), 0);  // fp32 storage: nothing to widen
+  EXPECT_NEAR(extra(narrow(row, 2)), std::ceil(b / P) * d * decode, 1e-15);
+  EXPECT_NEAR(extra(narrow(column(int(P), 64, 600, 0), 2)), 2 * b * n * decode, 1e-15);
+  for (const int s : {1, 4, 16}) {
+    const Workload ca = column(int(P), 64, 600, s);
+    EXPECT_EQ(extra(ca), 0);
+    EXPECT_NEAR(extra(narrow(ca, 2)), 2 * b * n * decode, 1e-15) << s;  // per step
+    EXPECT_NEAR(extra(narrow(ca, 4)), (s > 1 ? 3 : 2) * b * n * decode, 1e-15) << s;
+  }
+}
+
+// CA-SGD passes over each row three times (margins, recurrence, update) where SGD's fused
+// kernels pass once: ca_row_s more per row of every inner step, so b·ca_row_s per step at any
+// s and P, and nothing for SGD.
+TEST(StepModel, CaSgdRowsCostTheirExtraPasses) {
+  for (const int P : {1, 3})
+    for (const int s : {0, 1, 4, 64}) {
+      Machine m = machine();
+      const Workload w = column(P, 48, 600, s);
+      const double without = predict_step(w, m).compute_s;
+      m.ca_row_s = 5e-9;
+      EXPECT_NEAR(predict_step(w, m).compute_s - without, s > 0 ? 48 * 5e-9 : 0, 1e-15) << s;
+    }
+}
+
+// More ranks than the node's cores take turns on them: local work P/cores times longer, and
+// each message waits a context switch with the probability 1 − cores/P that its receiver is
+// switched out. Up to the core count, or with no core count (a cluster), nothing changes.
+TEST(StepModel, RanksBeyondTheCoresShareThem) {
+  for (const int s : {0, 1, 16}) {
+    Machine m = machine();
+    Workload w = column(4, 64, 600, s);
+    const auto alone = predict_step(w, m);
+    m.switch_s = 3e-6;
+    m.cores = 4;
+    EXPECT_DOUBLE_EQ(predict_step(w, m).total_s(), alone.total_s());
+    m.cores = 0;
+    EXPECT_DOUBLE_EQ(predict_step(w, m).total_s(), alone.total_s());
+    m.cores = 3;
+    const auto shared = predict_step(w, m);
+    EXPECT_NEAR(shared.compute_s, alone.compute_s * 4 / 3, 1e-15) << s;
+    EXPECT_NEAR(shared.latency_s - alone.latency_s, alone.messages * (1 - 3.0 / 4) * 3e-6, 1e-15)
+        << s;
+    EXPECT_DOUBLE_EQ(shared.bandwidth_s, alone.bandwidth_s);
+    m.cores = 2;  // two ranks per core: twice the work, every other message waits
+    const auto twice = predict_step(w, m);
+    EXPECT_NEAR(twice.compute_s, 2 * alone.compute_s, 1e-15) << s;
+    EXPECT_NEAR(twice.latency_s - alone.latency_s, alone.messages * 0.5 * 3e-6, 1e-15) << s;
+  }
+}
+
 // The row decomposition's AllReduce of d gradient values, dense and compressed.
 TEST(StepModel, CompressorsSendTheirFractionOfDense) {
   Workload w;
@@ -196,8 +266,10 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   const std::string good =
       "name: t\nsource: hand\nmemory: {bandwidth_GBps: 10, cache_MB: 1}\n"
       "kernels: {stream_efficiency: 0.5, row_ns: 3, launch_us: 1, gemm_fp64_GFps: 1,\n"
-      "          gemm_fp32_GFps: 2, gemm_bf16_GFps: 4, gram_entry_ns: 1, scalar_GFps: 1}\n"
-      "host: {sgd_step_us: 1.5, ca_outer_us: 3, ca_inner_us: 0.2, sleep_overshoot_us: 9}\n"
+      "          gemm_fp32_GFps: 2, gemm_bf16_GFps: 4, gram_entry_ns: 1, scalar_GFps: 1,\n"
+      "          decode_ns: 0.5, ca_row_ns: 7}\n"
+      "host: {sgd_step_us: 1.5, ca_outer_us: 3, ca_inner_us: 0.2, sleep_overshoot_us: 9, cores: 2, "
+      "switch_us: 4}\n"
       "network: {latency_us: 2, bandwidth_GBps: 5}\n";
   const Machine m = perfmodel::parse_machine(good, "m.yaml");
   EXPECT_EQ(m.name, "t");
@@ -209,6 +281,10 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   EXPECT_DOUBLE_EQ(m.ca_outer_host_s, 3e-6);
   EXPECT_DOUBLE_EQ(m.ca_inner_host_s, 0.2e-6);
   EXPECT_DOUBLE_EQ(m.sleep_overshoot_s, 9e-6);
+  EXPECT_DOUBLE_EQ(m.decode_s, 0.5e-9);
+  EXPECT_DOUBLE_EQ(m.ca_row_s, 7e-9);
+  EXPECT_DOUBLE_EQ(m.cores, 2);
+  EXPECT_DOUBLE_EQ(m.switch_s, 4e-6);
   const auto refused = [&](const std::string& text, const std::string& what) {
     try {
       perfmodel::parse_machine(text, "m.yaml");
@@ -217,7 +293,15 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  refused(good + "extra: 1\n", "m.yaml:8: extra: unknown key");
+  refused(good + "extra: 1\n", "m.yaml:9: extra: unknown key");
+  // A cluster file leaves the node's cores out (each rank has its own); given, they need the
+  // context switch.
+  std::string cluster = good;
+  cluster.replace(cluster.find("cores: 2, switch_us: 4"), 22, "switch_us: 4");
+  EXPECT_EQ(perfmodel::parse_machine(cluster, "m.yaml").cores, 0);
+  std::string no_switch = good;
+  no_switch.replace(no_switch.find(", switch_us: 4"), 14, "");
+  refused(no_switch, "host.switch_us: missing");
   refused(
       "network: {latency_us: 2}\nmemory: {bandwidth_GBps: 10, cache_MB: 1}\nkernels: {}\nhost: "
       "{}\n",

@@ -20,9 +20,14 @@ class Section {
     if (!node_ || !node_.IsMap()) fail(root, name + ": expected a map of keys");
   }
   double number(const std::string& key, double scale) {
+    if (!node_[key]) fail(node_, name_ + "." + key + ": missing");
+    return optional(key, scale, 0);
+  }
+  // A key that may be left out (`absent` then).
+  double optional(const std::string& key, double scale, double absent) {
     read_.insert(key);
     const YAML::Node v = node_[key];
-    if (!v) fail(node_, name_ + "." + key + ": missing");
+    if (!v) return absent;
     double x = 0;
     try {
       x = v.as<double>();
@@ -81,10 +86,14 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.gemm_bf16_Fps = kernels.number("gemm_bf16_GFps", 1e9);
   m.gram_entry_s = kernels.number("gram_entry_ns", 1e-9);
   m.scalar_Fps = kernels.number("scalar_GFps", 1e9);
+  m.decode_s = kernels.number("decode_ns", 1e-9);
+  m.ca_row_s = kernels.number("ca_row_ns", 1e-9);
   m.sgd_step_host_s = host.number("sgd_step_us", 1e-6);
   m.ca_outer_host_s = host.number("ca_outer_us", 1e-6);
   m.ca_inner_host_s = host.number("ca_inner_us", 1e-6);
   m.sleep_overshoot_s = host.number("sleep_overshoot_us", 1e-6);
+  m.cores = host.optional("cores", 1, 0);
+  m.switch_s = m.cores > 0 ? host.number("switch_us", 1e-6) : host.optional("switch_us", 1e-6, 0);
   m.latency_s = network.number("latency_us", 1e-6);
   m.network_Bps = network.number("bandwidth_GBps", 1e9);
   memory.finish();

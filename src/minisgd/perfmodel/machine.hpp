@@ -19,6 +19,8 @@ struct Machine {
   double gemm_fp32_Fps = 0;
   double gemm_bf16_Fps = 0;
   double gram_entry_s = 0;  // per packed Gram entry (short dot products, stores)
+  double decode_s = 0;      // per stored value widened to the arithmetic (bf16 X, fp32 work)
+  double ca_row_s = 0;      // per row of CA-SGD beyond row_s (three passes over a row, not one)
   double scalar_Fps = 0;    // small dense work: the CA-SGD recurrence
   // The host's share of a step, beside the kernels: step planning, the stepper's small host to
   // device copies, timers and the communicator call itself (paid at one rank too).
@@ -26,6 +28,11 @@ struct Machine {
   double ca_outer_host_s = 0;    // per CA-SGD outer step
   double ca_inner_host_s = 0;    // per CA-SGD inner step
   double sleep_overshoot_s = 0;  // how much longer than asked a sleep lasts (comm.emulate)
+  // One node whose `cores` every rank shares (0: each rank has a core of its own, as on a
+  // cluster): beyond that many ranks they take turns, and a message whose receiver is switched
+  // out waits for one context switch (`switch_s`).
+  double cores = 0;
+  double switch_s = 0;
   // Network, per rank: one message costs latency_s + bytes / network_Bps.
   double latency_s = 0;
   double network_Bps = 0;

@@ -61,6 +61,10 @@ struct Ledger {
   void reread(double bytes) {
     if (bytes > m.cache_bytes) stream(bytes);
   }
+  // Stored values of X read by a pass, each widened to the arithmetic when stored narrower.
+  void decode(double values) {
+    if (w.storage_bytes < w.arithmetic_bytes) t.compute_s += values * m.decode_s;
+  }
   void flops(double f, double rate) { t.compute_s += f / rate; }
   void rows(double n) { t.compute_s += n * m.row_s; }
   void launches(double n) { t.compute_s += n * m.launch_s; }
@@ -118,6 +122,7 @@ StepTime sgd_row(const Workload& w, const Machine& m) {
   Ledger L{w, m, {}};
   const double rows = ceil_div(double(w.batch), w.ranks), d = double(w.features);
   L.stream(rows * (d * w.storage_bytes + 8));  // the fused step reads each row once
+  L.decode(rows * d);
   L.rows(rows);
   L.launches(1);
   gradient_exchange(L, d);
@@ -131,10 +136,12 @@ StepTime sgd_column(const Workload& w, const Machine& m) {
   Ledger L{w, m, {}};
   const double n = ceil_div(double(w.features), w.ranks), b = double(w.batch);
   L.stream(b * (n * w.storage_bytes + 8));  // margins
+  L.decode(b * n);
   L.rows(b);
   L.launches(1);
   L.allreduce(b * w.arithmetic_bytes);  // the margins
   L.reread(b * n * w.storage_bytes);    // loss derivatives and the gradient product
+  L.decode(b * n);
   L.launches(1);
   L.stream(3 * n * w.arithmetic_bytes);  // the update
   L.launches(1);
@@ -148,10 +155,14 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   const double n = ceil_div(double(w.features), w.ranks), b = double(w.batch), s = w.s;
   const double sb = s * b, cross = b * b * s * (s - 1) / 2;  // Gram entries between blocks
   L.stream(sb * (n * w.storage_bytes + 8));                  // partial margins of the s blocks
+  L.decode(sb * n);
   L.rows(sb);
+  L.t.compute_s +=
+      sb * m.ca_row_s;  // beyond SGD's: a row's three passes (margins, recurrence, update)
   L.launches(1);
   if (w.s > 1) {
     L.stream(sb * n * (w.storage_bytes + w.gram_input_bytes));  // gather Y for the Gram
+    if (w.gram_input_bytes > w.storage_bytes) L.decode(sb * n);
     const double rate = w.gram_input_bytes >= 8   ? m.gemm_fp64_Fps
                         : w.gram_input_bytes >= 4 ? m.gemm_fp32_Fps
                                                   : m.gemm_bf16_Fps;
@@ -162,11 +173,23 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   }
   L.allreduce((cross + sb) * w.wire_bytes);  // one packed message [G, r]
   L.reread(sb * n * w.storage_bytes);        // the s gradient products
-  L.stream(3 * n * w.arithmetic_bytes);      // the update
+  L.decode(sb * n);
+  L.stream(3 * n * w.arithmetic_bytes);  // the update
   L.launches(2);
   L.host(m.ca_outer_host_s + s * m.ca_inner_host_s);
   StepTime t = L.t;
   for (double* x : {&t.compute_s, &t.latency_s, &t.bandwidth_s, &t.messages, &t.bytes}) *x /= s;
+  return t;
+}
+
+// More ranks than the node's cores: they take turns on them, so each rank's local work takes
+// P/cores times as long, and a message finds its receiver switched out with probability
+// 1 − cores/P, waiting one context switch for it.
+StepTime shared_cores(StepTime t, const Workload& w, const Machine& m) {
+  const double P = w.ranks;
+  if (m.cores <= 0 || P <= m.cores) return t;
+  t.compute_s *= P / m.cores;
+  t.latency_s += t.messages * (1 - m.cores / P) * m.switch_s;
   return t;
 }
 
@@ -194,8 +217,9 @@ Workload workload_of(const Config& c, std::int64_t features, int ranks) {
 }
 
 StepTime predict_step(const Workload& w, const Machine& m) {
-  if (w.method == Method::ca_sgd) return ca_sgd(w, m);
-  return w.decomposition == Decomposition::row ? sgd_row(w, m) : sgd_column(w, m);
+  if (w.method == Method::ca_sgd) return shared_cores(ca_sgd(w, m), w, m);
+  return shared_cores(w.decomposition == Decomposition::row ? sgd_row(w, m) : sgd_column(w, m), w,
+                      m);
 }
 
 std::vector<SChoice> s_candidates(Workload w, const Machine& m, int max_s) {

@@ -1,0 +1,20 @@
+#pragma once
+// What the operating system's scheduler costs a rank (perf/calibrate, docs/performance_model.md):
+// the cores ranks can share, a context switch between two runnable processes on one core, and
+// how much longer than asked a short sleep lasts.
+
+namespace minisgd::perf {
+
+/// The node's online cores (not this process's affinity: mpirun binds each rank to one).
+int node_cores();
+
+/// Seconds of one hand-over between two threads on one core that take turns (each yields
+/// until the other has run): the wait a message costs when its receiver is switched out.
+/// The median of five blocks.
+double context_switch_seconds();
+
+/// How much longer than asked a 20 µs sleep lasts, with the timer slack comm.emulate sets
+/// (the median of five blocks of 100).
+double sleep_overshoot_seconds();
+
+}  // namespace minisgd::perf
