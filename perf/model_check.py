@@ -18,7 +18,8 @@ out comm.emulate's sleeps and the time a rank is descheduled, and counts MPI's p
 solver.epochs of every run (the decks' own 1-2 epochs give FOM windows of a few ms here; the
 verdict of a run with other epochs is ignored). The machine's load average is recorded with
 each rank count's calibration: on a shared machine the calibration and the runs must see the
-same load.
+same load. For P beyond the node's cores it calibrates at P = cores (the model prices the
+sharing from host.cores and host.switch_us).
 """
 import argparse
 import json
@@ -78,9 +79,12 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for P in a.ranks:
-            machine = calibrate(a.build, P, tmp, a.clock)
+            # Beyond the node's cores the model prices the sharing itself (host.cores): the
+            # machine file of P = cores serves, nothing is calibrated with ranks sharing cores.
+            at = min(P, os.cpu_count() or P)
+            machine = calibrate(a.build, at, tmp, a.clock)
             load = os.getloadavg()[0]
-            print(f"P={P}: calibrated at load {load:.1f}", flush=True)
+            print(f"P={P}: calibrated at {at} ranks, load {load:.1f}", flush=True)
             for name in a.decks:
                 deck = os.path.join(PAPER, name + ".yaml")
                 casgd = "casgd" in name
