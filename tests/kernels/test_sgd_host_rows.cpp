@@ -85,6 +85,31 @@ void expect_edges() {
 TEST(VectorExp, EdgesFloat) { expect_edges<float>(); }
 TEST(VectorExp, EdgesDouble) { expect_edges<double>(); }
 
+template <class R>
+bool same_bits(R a, R b) {
+  return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
+}
+
+TEST(VectorExp, NonpositiveHasTheBitsOfTheGeneralExp) {
+  for (std::uint32_t bits = 0x80000000u; bits <= 0xFF800000u; bits += 7) {  // -0 .. -inf
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    ASSERT_TRUE(same_bits(exp_nonpositive(x), exp_vectorizable(x))) << "x = " << x;
+  }
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> wide(-760.0, 0.0), narrow(-2.0, 0.0);
+  for (int i = 0; i < 2000000; ++i) {
+    const double x = i % 2 ? wide(gen) : narrow(gen);
+    ASSERT_TRUE(same_bits(exp_nonpositive(x), exp_vectorizable(x))) << "x = " << x;
+  }
+  for (double x : {-0.0, -std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::max(), std::log(4.9406564584124654e-324)})
+    EXPECT_TRUE(same_bits(exp_nonpositive(x), exp_vectorizable(x))) << "x = " << x;
+  EXPECT_TRUE(std::isnan(exp_nonpositive(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_TRUE(std::isnan(exp_nonpositive(std::numeric_limits<double>::quiet_NaN())));
+  EXPECT_GT(exp_nonpositive(std::log(std::numeric_limits<float>::denorm_min())), 0.0f);
+}
+
 TEST(VectorExp, LogisticDerivativeIsAccurateForBothSignsAndLargeMargins) {
   for (double y : {-1.0, 1.0})
     for (double z = -800; z <= 800; z += 0.37) {

@@ -47,10 +47,10 @@ template <Loss L, class R>
 KOKKOS_INLINE_FUNCTION R loss_derivative(R z, R y) {
   if constexpr (L == Loss::logistic) {
     // -y·σ(-yz) = -y·1/(1+e^-t) for t ≥ 0 and -y·e^t/(1+e^t) for t < 0 (neither overflows),
-    // with one e^-|t| and selects: the sign of t is random from row to row.
+    // with one e^-|t| (exp_nonpositive) and selects: the sign of t is random from row to row.
     const R t = -y * z;
     const bool positive = t >= R(0);
-    const R e = exp_vectorizable(blend(positive, -t, t));
+    const R e = exp_nonpositive(blend(positive, -t, t));
     return -y * (blend(positive, R(1), e) / (R(1) + e));
   } else if constexpr (L == Loss::linear) {
     return z - y;
