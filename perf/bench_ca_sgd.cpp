@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
+#include "minisgd/precision/plan.hpp"
 #include "support/ceilings.hpp"
 
 namespace {
@@ -75,14 +76,20 @@ void BM_UpdateWeights(benchmark::State& state) {
   });
 }
 
-/// Reads the batches as S and writes them as In: both count.
+/// Reads the batches as S and writes them as In: both count. The rounding is the one the
+/// `mixed` preset's CA-SGD passes (its gram_input knob, relative to fp64, as ca_sgd.cpp builds
+/// it): round to nearest bf16, the typed cast. A default Rounder (fp64, identity) would time
+/// the element-by-element run-time rounding path that no run takes into bf16.
 template <class S, class In>
 void BM_GatherBatches(benchmark::State& state) {
   const std::int64_t s = state.range(0), b = state.range(1), n = state.range(2);
   const Batches<S> data(s, b, n);
   const Matrix<In> Y("Y", s * b, n);
+  const precision::Rounder round =
+      precision::rounder(precision::preset_plan(precision::Preset::mixed),
+                         precision::Knob::gram_input, precision::Format::fp64, 42);
   stream(state, double(s * b) * double(n) * double(sizeof(S) + sizeof(In)), [&](std::int64_t t) {
-    gather_batches(data.X, data.call(t), b, precision::Rounder{}, std::uint64_t(t), Y);
+    gather_batches(data.X, data.call(t), b, round, std::uint64_t(t), Y);
   });
 }
 
