@@ -7,13 +7,22 @@
 // rounding as a template parameter (precision::Exact or RoundTo<T, stochastic>); the overload
 // taking the plan's run-time precision::Rounder picks that type once per call.
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/core/vocabulary.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
+#include "minisgd/kernels/sgd_host_rows.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/rounder.hpp"
+#include "minisgd/precision/widen.hpp"
+
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#include <emmintrin.h>
+#endif
 
 namespace minisgd {
 
@@ -34,16 +43,87 @@ KOKKOS_INLINE_FUNCTION In cast_nearest(S x) {
   }
 }
 
+namespace gather_detail {
+
+#if defined(__SSE2__) && !defined(__AVX512BW__) && !defined(__CUDA_ARCH__) && \
+    !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+#define MINISGD_GATHER_SSE2 1
+/// cast_nearest<bf16> of four floats, the result in the high half of each 32-bit lane: the same
+/// integer steps (+0x7FFF + lsb, or the quiet bit for a NaN) with a select instead of a branch.
+inline __m128i bf16_high_halves(__m128i u) {
+  const __m128i lsb = _mm_and_si128(_mm_srli_epi32(u, 16), _mm_set1_epi32(1));
+  const __m128i rounded = _mm_add_epi32(_mm_add_epi32(u, _mm_set1_epi32(0x7FFF)), lsb);
+  const __m128i nan =
+      _mm_cmpgt_epi32(_mm_and_si128(u, _mm_set1_epi32(0x7FFFFFFF)), _mm_set1_epi32(0x7F800000));
+  const __m128i quiet = _mm_or_si128(u, _mm_set1_epi32(0x00400000));
+  return _mm_or_si128(_mm_and_si128(nan, quiet), _mm_andnot_si128(nan, rounded));
+}
+
+/// y[c] = cast_nearest<bf16>(x[c]) for c < n − n mod 8, eight at a time: SSE2 has no unsigned
+/// 32 → 16-bit pack, so each high half is sign-extended (an arithmetic shift) and packed with
+/// signed saturation, which then never saturates. Returns the count done.
+inline std::int64_t cast_bf16_sse2(const float* x, precision::bf16* y, std::int64_t n) {
+  std::int64_t c = 0;
+  for (; c + 8 <= n; c += 8) {
+    const __m128i lo = bf16_high_halves(_mm_castps_si128(_mm_loadu_ps(x + c)));
+    const __m128i hi = bf16_high_halves(_mm_castps_si128(_mm_loadu_ps(x + c + 4)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + c),
+                     _mm_packs_epi32(_mm_srai_epi32(lo, 16), _mm_srai_epi32(hi, 16)));
+  }
+  return c;
+}
+#endif
+
+/// y[c] = cast_nearest<In>(x[c]) for c < n, host only: a copy when the types agree; fp32 → bf16
+/// as integer operations and a select (no branch for NaN), which the compiler vectorizes where
+/// it has a 32 → 16-bit truncation (AVX-512) and SSE2 intrinsics do otherwise.
+template <class S, class In>
+inline void cast_row(const S* KOKKOS_RESTRICT x, In* KOKKOS_RESTRICT y, std::int64_t n) {
+  if constexpr (std::is_same_v<S, In>) {
+    std::memcpy(y, x, std::size_t(n) * sizeof(S));
+  } else if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<S, float>) {
+    std::int64_t c = 0;
+#ifdef MINISGD_GATHER_SSE2
+    c = cast_bf16_sse2(x, y, n);
+#endif
+    for (; c < n; ++c) {
+      std::uint32_t u;
+      std::memcpy(&u, x + c, sizeof u);
+      const std::uint32_t nan = std::uint32_t(std::int32_t(u & 0x7FFFFFFFu) > 0x7F800000);
+      const std::uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+      const std::uint32_t quiet = (u >> 16) | 0x40u;
+      y[c].bits = std::uint16_t(nan ? quiet : rounded);
+    }
+  } else {
+    for (std::int64_t c = 0; c < n; ++c) y[c] = cast_nearest<In>(x[c]);
+  }
+}
+}  // namespace gather_detail
+
 /// Y(q, c) = X(row q of the stacked batches, c), rounded to the Gram input format (random
 /// bits keyed by step and the entry) and stored as In. When that rounding is just the cast
-/// to In (round to nearest into In's own format), a row is one work item and its columns a
-/// loop the compiler vectorizes.
+/// to In (round to nearest into In's own format), on host backends a batch (b contiguous rows)
+/// is one work item and one vectorized run (cast_row); on devices a row is one.
 template <class S, class In, class Round>
 void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b, const Round& round,
                     std::uint64_t step, const Matrix<In>& Y) {
   const std::int64_t n = X.extent(1), total = std::int64_t(Y.extent(0)) * n;
-  if constexpr (std::is_same_v<Round, precision::Exact> ||
-                std::is_same_v<Round, precision::RoundTo<In, false>>) {
+  constexpr bool cast = std::is_same_v<Round, precision::Exact> ||
+                        std::is_same_v<Round, precision::RoundTo<In, false>>;
+  if constexpr (cast && Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
+    // A work item is a batch: one run of b·n values when rows are stored without padding.
+    const std::int64_t stride = X.stride(0), out = Y.stride(0);
+    const bool runs = stride == n && out == n;
+    Kokkos::parallel_for(
+        "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, Y.extent(0) / b),
+        KOKKOS_LAMBDA(const std::int64_t j) {
+          const S* const x = X.data() + first(j) * stride;
+          In* const y = Y.data() + j * b * out;
+          if (runs) return gather_detail::cast_row(x, y, b * n);
+          for (std::int64_t l = 0; l < b; ++l)
+            gather_detail::cast_row(x + l * stride, y + l * out, n);
+        });
+  } else if constexpr (cast) {
     Kokkos::parallel_for(
         "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, Y.extent(0)),
         KOKKOS_LAMBDA(const std::int64_t q) {
@@ -90,10 +170,95 @@ void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
   });
 }
 
+namespace ca_detail {
+
+/// Storage the host margins read widened to float for short rows (bf16, fp16).
+template <class S>
+constexpr bool widened = !std::is_same_v<S, float> && !std::is_same_v<S, double>;
+
+/// Rows of one host margins work item: a batch's rows are contiguous, so rows_dot takes them
+/// four at a time; enough work per item for short rows, s·b/32 items for the threads.
+constexpr std::int64_t kMarginRows = 32;
+
+/// Narrow rows at least this long are summed straight from storage (lane_dot); shorter ones
+/// are widened into a buffer for rows_dot, whose fixed-length tails they need.
+constexpr int kLongRow = 64;
+
+/// At least `size` floats, 64-byte aligned, one buffer per host thread, kept between calls.
+inline float* widened_rows(std::int64_t size) {
+  struct alignas(64) Line {
+    float v[16];
+  };
+  thread_local std::vector<Line> buffer;
+  if (std::int64_t(buffer.size()) * 16 < size) buffer.resize(std::size_t(size + 15) / 16);
+  return buffer.front().v;
+}
+
+/// Σ_c x[c]·w[c] in SGD's margin order (sgd_detail::row_dot: 16 interleaved partial sums, a
+/// fixed tree), in a loop the compiler vectorizes with the narrow storage's widening inside:
+/// long narrow rows stream from memory without a buffer.
+template <class S, class A>
+inline A lane_dot(const S* KOKKOS_RESTRICT x, const A* KOKKOS_RESTRICT w, int n) {
+  constexpr int kLanes = 16;
+  A part[kLanes] = {};
+  int c = 0;
+  for (; c + kLanes <= n; c += kLanes)
+    for (int l = 0; l < kLanes; ++l) part[l] += precision::convert<A>(x[c + l]) * w[c + l];
+  for (int l = 0; c + l < n; ++l) part[l] += precision::convert<A>(x[c + l]) * w[c + l];
+  for (int half = kLanes / 2; half > 0; half /= 2)
+    for (int l = 0; l < half; ++l) part[l] += part[l + half];
+  return part[0];
+}
+
+/// z[i] = Σ_c x_i[c]·w[c] for `rows` rows of `stride` elements, all in SGD's margin order, so
+/// CA-SGD at s = 1 sums its margins as SGD does: rows_dot (four rows at once, compile-time
+/// tails) for float and double; narrow storage through lane_dot when long, else widened
+/// (exactly) a few rows at a time into a buffer that stays in L1 for rows_dot.
+template <class S, class A>
+inline void margins_of_rows(const S* x, std::int64_t stride, const A* w, int n, std::int64_t rows,
+                            A* z) {
+  if constexpr (widened<S>) {
+    if (n >= kLongRow) {
+      for (std::int64_t i = 0; i < rows; ++i) z[i] = lane_dot(x + i * stride, w, n);
+      return;
+    }
+    const std::int64_t piece = kmax<std::int64_t>(4, 2048 / kmax(n, 1) / 4 * 4);
+    float* const buffer = widened_rows(kmin(piece, rows) * n);
+    for (std::int64_t i0 = 0; i0 < rows; i0 += piece) {
+      const std::int64_t count = kmin(piece, rows - i0);
+      if (stride == n)  // contiguous rows: one run
+        precision::widen(x + i0 * stride, buffer, count * n);
+      else
+        for (std::int64_t i = 0; i < count; ++i)
+          precision::widen(x + (i0 + i) * stride, buffer + i * n, n);
+      sgd_detail::rows_dot(static_cast<const float*>(buffer), n, w, n, count, z + i0);
+    }
+  } else {
+    sgd_detail::rows_dot(x, stride, w, n, rows, z);
+  }
+}
+
+/// Host backends: a work item is up to kMarginRows rows of one batch (contiguous in X).
+template <class S, class A>
+void partial_margins_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
+                          const Vector<A>& w, const Vector<A>& r) {
+  const int n = int(X.extent(1));
+  const std::int64_t chunks = (b + kMarginRows - 1) / kMarginRows;
+  const std::int64_t batches = std::int64_t(r.extent(0)) / b, stride = X.stride(0);
+  Kokkos::parallel_for(
+      "minisgd::partial_margins", Kokkos::RangePolicy<ExecSpace>(0, batches * chunks),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const std::int64_t j = k / chunks, r0 = (k % chunks) * kMarginRows;
+        margins_of_rows(&X(first(j) + r0, 0), stride, w.data(), n, kmin(kMarginRows, b - r0),
+                        &r(j * b + r0));
+      });
+}
+
+}  // namespace ca_detail
+
 /// r(q) = Σ_c X(row q, c)·w(c), accumulated in A (rounded after every addition when
-/// `accumulate` emulates a narrower format). On host backends a row is one thread's, summed
-/// in kLanes independent partial sums (a loop the compiler vectorizes) added in a fixed
-/// order; on devices a team shares a row.
+/// `accumulate` emulates a narrower format). On host backends in SGD's order (rows_dot: 16
+/// partial sums added in a fixed tree); on devices a team shares a row.
 template <class S, class A, class Round>
 void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b, const Vector<A>& w,
                      const Round& accumulate, const Vector<A>& r) {
@@ -111,22 +276,7 @@ void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
           r(q) = acc;
         });
   } else if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
-    constexpr int kLanes = 16;
-    Kokkos::parallel_for(
-        "minisgd::partial_margins", Kokkos::RangePolicy<ExecSpace>(0, rows),
-        KOKKOS_LAMBDA(const std::int64_t q) {
-          const std::int64_t row = first(q / b) + q % b;
-          A part[kLanes] = {};
-          int c = 0;
-          for (; c + kLanes <= n; c += kLanes)
-            for (int l = 0; l < kLanes; ++l)
-              part[l] += precision::convert<A>(X(row, c + l)) * w(c + l);
-          for (int l = 0; c + l < n; ++l)
-            part[l] += precision::convert<A>(X(row, c + l)) * w(c + l);
-          A sum = 0;
-          for (int l = 0; l < kLanes; ++l) sum += part[l];
-          r(q) = sum;
-        });
+    ca_detail::partial_margins_host(X, first, b, w, r);
   } else {
     using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
     Kokkos::parallel_for(
@@ -229,12 +379,58 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
   });
 }
 
+namespace ca_detail {
+
+/// sum[c] ← round(sum[c] + round(x[c]·vq)): one row.
+template <class S, class A, class Round>
+inline void add_one_row(const S* KOKKOS_RESTRICT x, A vq, const Round& round,
+                        A* KOKKOS_RESTRICT sum, std::int64_t width) {
+  for (std::int64_t c = 0; c < width; ++c)
+    sum[c] = round(sum[c] + round(precision::convert<A>(x[c]) * vq));
+}
+
+/// Columns up to which the exact host gradient keeps a block's sums in registers across all
+/// rows (HIGGS' 28 + 1 and SUSY's 18 + 1 fit): a row of such a block is shorter than the loop
+/// overhead of a pass over the sums in memory.
+constexpr int kShortQuads = 8;
+
+template <class F, int... K>
+inline void with_quads_in(int v, F& fn, std::integer_sequence<int, K...>) {
+  ((v == K ? (fn(std::integral_constant<int, K>{}), 0) : 0), ...);
+}
+
+/// sum[0..width) += Σ_q x_q[c]·v(q) in row order, width < 4·(kQuads + 1), kQuads groups of four
+/// sums held in registers and up to three more in `last`.
+template <int kQuads, class S, class A, class RowAt>
+inline void add_short_rows(const RowAt& row_at, const A* v, std::int64_t rows, A* sum, int width) {
+  A acc[kQuads > 0 ? kQuads : 1][4];
+  A last[4] = {};
+  const int rest = width - 4 * kQuads;
+  for (int k = 0; k < kQuads; ++k)
+    for (int l = 0; l < 4; ++l) acc[k][l] = sum[4 * k + l];
+  for (int c = 0; c < rest; ++c) last[c] = sum[4 * kQuads + c];
+  for (std::int64_t q = 0; q < rows; ++q) {
+    const S* const x = row_at(q);
+    const A vq = v[q];
+    for (int k = 0; k < kQuads; ++k)
+      for (int l = 0; l < 4; ++l) acc[k][l] += precision::convert<A>(x[4 * k + l]) * vq;
+    for (int c = 0; c < rest; ++c) last[c] += precision::convert<A>(x[4 * kQuads + c]) * vq;
+  }
+  for (int k = 0; k < kQuads; ++k)
+    for (int l = 0; l < 4; ++l) sum[4 * k + l] = acc[k][l];
+  for (int c = 0; c < rest; ++c) sum[4 * kQuads + c] = last[c];
+}
+
+}  // namespace ca_detail
+
 /// Host backends: a thread owns a contiguous block of columns (all of them on one thread) and
 /// walks the rows in order, adding each row's piece into g, which stays in cache: X streams
 /// row by row in long contiguous runs the prefetcher follows. (Blocks of 512 columns, one
 /// after the other on one thread, read each 8 KiB row of n = 2000 as four 2 KiB pieces on four
-/// passes and ran at a third of the triad bandwidth.) The same additions in the same order as
-/// the device kernel below, for any block size.
+/// passes and ran at a third of the triad bandwidth; four rows per pass over the sums, four
+/// interleaved streams, ran slower than one at n = 500 and 2000.) A block narrower than 36
+/// columns keeps its exact sums in registers over all rows. The same additions in the same
+/// order as the device kernel below, for any block size.
 template <class S, class A, class Round>
 void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                            const Vector<A>& v, const Round& round, const Vector<A>& g) {
@@ -246,13 +442,21 @@ void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int6
       KOKKOS_LAMBDA(const std::int64_t k) {
         const std::int64_t c0 = k * block, width = kmin(block, n - c0);
         A* const sum = g.data() + c0;
+        const auto x = [&](std::int64_t q) { return &X(first(q / b) + q % b, c0); };
         for (std::int64_t c = 0; c < width; ++c) sum[c] = A(0);
-        for (std::int64_t q = 0; q < rows; ++q) {
-          const S* const x = &X(first(q / b) + q % b, c0);
-          const A vq = v(q);
-          for (std::int64_t c = 0; c < width; ++c)
-            sum[c] = round(sum[c] + round(precision::convert<A>(x[c]) * vq));
+        if constexpr (std::is_same_v<Round, precision::Exact>) {
+          using ca_detail::kShortQuads;
+          if (width < 4 * (kShortQuads + 1)) {
+            auto add = [&](auto quads) {
+              ca_detail::add_short_rows<decltype(quads)::value, S>(x, v.data(), rows, sum,
+                                                                   int(width));
+            };
+            return ca_detail::with_quads_in(int(width / 4), add,
+                                            std::make_integer_sequence<int, kShortQuads + 1>{});
+          }
         }
+        for (std::int64_t q = 0; q < rows; ++q)
+          ca_detail::add_one_row(x(q), v(q), round, sum, width);
       });
 }
 
