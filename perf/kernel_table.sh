@@ -52,9 +52,13 @@ for name, b in by_name.items():
         if bf16:
             fp32 = by_name.get(name.replace("Bf16", "Fp32").replace("Dnnl", "Blas"))
             if fp32: extra = "%.2fx the fp32 Gram" % (b["GF/s"] / fp32["GF/s"])
-            gather = [g for n2, g in by_name.items() if n2.startswith("BM_GatherBatches<float, ") and
-                      shape(n2) == s]
-            if gather: extra += "; gather %.0f%% of it" % (100 * gather[0]["real_time"] / b["real_time"])
+            # The mixed preset gathers bf16 storage (non-adjacent batches); fp32 storage with a
+            # bf16 Gram input casts.
+            for src, label in (("bf16", "gather bf16"), ("float", "gather fp32")):
+                gather = [g for n2, g in by_name.items()
+                          if n2.startswith("BM_GatherBatches<%s, " % src) and shape(n2) == s]
+                if gather:
+                    extra += "; %s %.0f%% of it" % (label, 100 * gather[0]["real_time"] / b["real_time"])
         # In process CPU time (every thread) against the sgemm of the same shape.
         cpu_rate = lambda x: x["GF/s"] * x["real_time"] / x["cpu_time"]
         fraction_cpu = cpu_rate(b) / cpu_rate(sgemm) if sgemm and not bf16 else None

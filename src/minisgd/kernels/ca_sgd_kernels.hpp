@@ -381,14 +381,6 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
 
 namespace ca_detail {
 
-/// sum[c] ← round(sum[c] + round(x[c]·vq)): one row.
-template <class S, class A, class Round>
-inline void add_one_row(const S* KOKKOS_RESTRICT x, A vq, const Round& round,
-                        A* KOKKOS_RESTRICT sum, std::int64_t width) {
-  for (std::int64_t c = 0; c < width; ++c)
-    sum[c] = round(sum[c] + round(precision::convert<A>(x[c]) * vq));
-}
-
 /// Columns up to which the exact host gradient keeps a block's sums in registers across all
 /// rows (HIGGS' 28 + 1 and SUSY's 18 + 1 fit): a row of such a block is shorter than the loop
 /// overhead of a pass over the sums in memory.
@@ -428,7 +420,8 @@ inline void add_short_rows(const RowAt& row_at, const A* v, std::int64_t rows, A
 /// row by row in long contiguous runs the prefetcher follows. (Blocks of 512 columns, one
 /// after the other on one thread, read each 8 KiB row of n = 2000 as four 2 KiB pieces on four
 /// passes and ran at a third of the triad bandwidth; four rows per pass over the sums, four
-/// interleaved streams, ran slower than one at n = 500 and 2000.) A block narrower than 36
+/// interleaved streams, ran slower than one at n = 500 and 2000, and restrict-qualified
+/// pointers traded n = 500 for n = 2000.) A block narrower than 36
 /// columns keeps its exact sums in registers over all rows. The same additions in the same
 /// order as the device kernel below, for any block size.
 template <class S, class A, class Round>
@@ -455,8 +448,12 @@ void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int6
                                             std::make_integer_sequence<int, kShortQuads + 1>{});
           }
         }
-        for (std::int64_t q = 0; q < rows; ++q)
-          ca_detail::add_one_row(x(q), v(q), round, sum, width);
+        for (std::int64_t q = 0; q < rows; ++q) {
+          const S* const xq = x(q);
+          const A vq = v(q);
+          for (std::int64_t c = 0; c < width; ++c)
+            sum[c] = round(sum[c] + round(precision::convert<A>(xq[c]) * vq));
+        }
       });
 }
 
