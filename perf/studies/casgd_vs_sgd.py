@@ -1,74 +1,79 @@
 #!/usr/bin/python3
 """Study: mixed-precision CA-SGD against FP32 SGD on the five small paper problems.
 
-Measured here at P ranks under comm.emulate (latency α, bandwidth β), and projected by the step
-model (perf/predict) to the published GPU systems in perf/machines/ at --project-ranks. Writes
-casgd_vs_sgd.json and casgd_vs_sgd.png (docs/performance_model.md, "Studies").
+Measured here at P ranks under comm.emulate (latency α, bandwidth β), set beside what the step
+model predicts for this machine (calibrated at P ranks, or --machine), and projected by the
+model (perf/predict) to the published GPU systems in perf/machines/ at --project-ranks. The
+speedup is the ratio of the FOM window's time per step (fom_time_s / fom_iterations; CA-SGD
+takes the same steps as SGD), the median of --repeats runs; a row passes when the measured
+speedup is at least (1 − --slack) times the model's. Writes casgd_vs_sgd.json and
+casgd_vs_sgd.png (docs/performance_model.md, "Studies"); exit status 1 when a row fails.
 
   perf/studies/casgd_vs_sgd.py BUILD [--ranks 2] [--latency-us 0 20 200] [--bandwidth-GBps 25]
-                               [--project-ranks 64] [--out-dir .]
+                               [--epochs 3] [--repeats 3] [--machine FILE]
+                               [--project-ranks 4 16 64] [--out-dir .]
 """
 import argparse
 import json
 import os
+import statistics
+import sys
 import tempfile
 
-from minisgd_runs import ROOT, machine_file, predict, run_report
+from minisgd_runs import ROOT, calibrate, machine_file, predict, run_report
 
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 PROBLEMS = ["higgs", "susy", "epsilon", "synth", "poisson-synth"]
 GPU_MACHINES = ["perlmutter-a100-slingshot", "h100-infiniband"]
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("build")
-    ap.add_argument("--ranks", type=int, default=2)
-    ap.add_argument("--latency-us", type=float, nargs="+", default=[0, 20, 200])
-    ap.add_argument("--bandwidth-GBps", type=float, default=25)
-    ap.add_argument("--project-ranks", type=int, nargs="+", default=[4, 16, 64])
-    ap.add_argument("--out-dir", default=".")
-    a = ap.parse_args()
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for prob in PROBLEMS:
-            sgd_deck = os.path.join(PAPER, f"{prob}-sgd-fp32.yaml")
-            ca_deck = os.path.join(PAPER, f"{prob}-casgd-mixed.yaml")
-            for lat in a.latency_us:
-                net = [] if lat == 0 else [f"comm.emulate.latency_us={lat:g}",
-                                           f"comm.emulate.bandwidth_GBps={a.bandwidth_GBps:g}"]
-                sgd = run_report(a.build, sgd_deck, a.ranks, net, os.path.join(tmp, "r.json"))
-                ca = run_report(a.build, ca_deck, a.ranks, net, os.path.join(tmp, "r.json"))
-                row = {"problem": prob, "ranks": a.ranks, "latency_us": lat,
-                       "bandwidth_GBps": a.bandwidth_GBps if lat else None,
-                       "sgd_train_s": sgd["result"]["train_time_s"],
-                       "casgd_train_s": ca["result"]["train_time_s"],
-                       "speedup": sgd["result"]["train_time_s"] / ca["result"]["train_time_s"],
-                       "sgd_loss": sgd["result"]["final_loss"],
-                       "casgd_loss": ca["result"]["final_loss"],
-                       "loss_gap": ca["result"]["final_loss"] / sgd["result"]["final_loss"] - 1,
-                       "casgd_valid": ca["result"]["valid"]}
-                features = sgd["problem"]["features"]
-                for m in GPU_MACHINES:
-                    for P in a.project_ranks:
-                        row[f"projected_speedup_{m}_P{P}"] = (
-                            predict(a.build, sgd_deck, machine_file(m), P, features)["step"]["total_s"] /
-                            predict(a.build, ca_deck, machine_file(m), P, features)["step"]["total_s"])
-                rows.append(row)
-                print(f"{prob:14s} P={a.ranks} alpha={lat:5g} us  SGD {row['sgd_train_s']:.3f} s  "
-                      f"CA-SGD {row['casgd_train_s']:.3f} s  speedup {row['speedup']:.2f}x  "
-                      f"loss gap {100*row['loss_gap']:+.3f}%  model: "
-                      + "  ".join(f"{m.split('-')[0]} P={P} {row[f'projected_speedup_{m}_P{P}']:.1f}x"
-                                  for m in GPU_MACHINES for P in a.project_ranks), flush=True)
-    os.makedirs(a.out_dir, exist_ok=True)
-    with open(os.path.join(a.out_dir, "casgd_vs_sgd.json"), "w") as f:
-        json.dump({"rows": rows, "project_ranks": a.project_ranks}, f, indent=1)
+
+def step_seconds(build, deck, P, sets, tmp, repeats):
+    """Median FOM-window seconds per step over `repeats` runs, and the last report."""
+    times = []
+    for _ in range(repeats):
+        r = run_report(build, deck, P, sets, os.path.join(tmp, "r.json"), invalid_ok=True)
+        times.append(r["result"]["fom_time_s"] / max(r["result"]["fom_iterations"], 1))
+    return statistics.median(times), r
+
+
+def measure(a, prob, lat, machine, tmp):
+    """One row of the study: SGD and CA-SGD measured, predicted here, projected to the GPUs."""
+    sgd_deck = os.path.join(PAPER, f"{prob}-sgd-fp32.yaml")
+    ca_deck = os.path.join(PAPER, f"{prob}-casgd-mixed.yaml")
+    net = [] if lat == 0 else [f"comm.emulate.latency_us={lat:g}",
+                               f"comm.emulate.bandwidth_GBps={a.bandwidth_GBps:g}"]
+    sets = net + [f"solver.epochs={a.epochs:g}"]
+    sgd_s, sgd = step_seconds(a.build, sgd_deck, a.ranks, sets, tmp, a.repeats)
+    ca_s, ca = step_seconds(a.build, ca_deck, a.ranks, sets, tmp, a.repeats)
+    features = sgd["problem"]["features"]
+    model = {d: predict(a.build, deck, machine, a.ranks, features, net)["step"]["total_s"]
+             for d, deck in (("sgd", sgd_deck), ("ca", ca_deck))}
+    row = {"problem": prob, "ranks": a.ranks, "latency_us": lat,
+           "bandwidth_GBps": a.bandwidth_GBps if lat else None,
+           "sgd_step_s": sgd_s, "casgd_step_s": ca_s, "speedup": sgd_s / ca_s,
+           "model_sgd_step_s": model["sgd"], "model_casgd_step_s": model["ca"],
+           "model_speedup": model["sgd"] / model["ca"],
+           "sgd_loss": sgd["result"]["final_loss"], "casgd_loss": ca["result"]["final_loss"],
+           "loss_gap": ca["result"]["final_loss"] / sgd["result"]["final_loss"] - 1}
+    row["ok"] = row["speedup"] >= (1 - a.slack) * row["model_speedup"]
+    for m in GPU_MACHINES:
+        for P in a.project_ranks:
+            row[f"projected_speedup_{m}_P{P}"] = (
+                predict(a.build, sgd_deck, machine_file(m), P, features)["step"]["total_s"] /
+                predict(a.build, ca_deck, machine_file(m), P, features)["step"]["total_s"])
+    return row
+
+
+def plot(a, rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(11, 4.5))
-    series = [(f"measured, P={a.ranks}, alpha={lat:g} us", [r["speedup"] for r in rows
-                                                             if r["latency_us"] == lat])
-              for lat in a.latency_us]
+    series = []
+    for lat in a.latency_us:
+        at = [r for r in rows if r["latency_us"] == lat]
+        series += [(f"measured, P={a.ranks}, alpha={lat:g} us", [r["speedup"] for r in at]),
+                   (f"model here, P={a.ranks}, alpha={lat:g} us", [r["model_speedup"] for r in at])]
     series += [(f"model, {m}, P={P}",
                 [r[f"projected_speedup_{m}_P{P}"] for r in rows if r["latency_us"] == a.latency_us[0]])
                for m in GPU_MACHINES for P in a.project_ranks]
@@ -77,12 +82,48 @@ def main():
         ax.bar([i + k * width for i in range(len(PROBLEMS))], values, width, label=label)
     ax.axhline(1, color="k", lw=0.8)
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(PROBLEMS))], PROBLEMS)
-    ax.set_ylabel("CA-SGD (mixed) speedup over FP32 SGD")
+    ax.set_ylabel("CA-SGD (mixed) speedup over FP32 SGD, per step")
     ax.set_yscale("log")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    fig.savefig(os.path.join(a.out_dir, "casgd_vs_sgd.png"), dpi=120)
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--latency-us", type=float, nargs="+", default=[0, 20, 200])
+    ap.add_argument("--bandwidth-GBps", type=float, default=25)
+    ap.add_argument("--epochs", type=float, default=3,
+                    help="solver.epochs of every run (the decks' own give FOM windows of a few ms)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--slack", type=float, default=0.2)
+    ap.add_argument("--machine", help="machine file for the model here (default: calibrate at P)")
+    ap.add_argument("--project-ranks", type=int, nargs="+", default=[4, 16, 64])
+    ap.add_argument("--out-dir", default=".")
+    a = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        machine = a.machine or calibrate(a.build, min(a.ranks, os.cpu_count() or a.ranks), tmp)
+        for prob in PROBLEMS:
+            for lat in a.latency_us:
+                r = measure(a, prob, lat, machine, tmp)
+                rows.append(r)
+                print(f"{prob:14s} P={a.ranks} alpha={lat:5g} us  SGD {r['sgd_step_s']*1e6:8.2f} us  "
+                      f"CA-SGD {r['casgd_step_s']*1e6:8.2f} us  speedup {r['speedup']:5.2f}x  "
+                      f"model here {r['model_speedup']:5.2f}x {'ok' if r['ok'] else 'BELOW'}  "
+                      f"loss gap {100*r['loss_gap']:+.3f}%  projected: "
+                      + "  ".join(f"{m.split('-')[0]} P={P} {r[f'projected_speedup_{m}_P{P}']:.1f}x"
+                                  for m in GPU_MACHINES for P in a.project_ranks), flush=True)
+    os.makedirs(a.out_dir, exist_ok=True)
+    with open(os.path.join(a.out_dir, "casgd_vs_sgd.json"), "w") as f:
+        json.dump({"rows": rows, "project_ranks": a.project_ranks, "slack": a.slack}, f, indent=1)
+    plot(a, rows, os.path.join(a.out_dir, "casgd_vs_sgd.png"))
+    below = sum(not r["ok"] for r in rows)
+    print(f"{below} row(s) where the measured speedup is below (1 - {a.slack:g}) x the model's")
+    return 1 if below else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
