@@ -2,7 +2,10 @@
 // C library's exp evaluated in a wider type (a dense sweep of float bit patterns and the edges:
 // ±0, subnormal results, the overflow and underflow thresholds, ±inf, NaN), the logistic
 // derivative against a long double reference, and the host margin and gradient loops
-// (compile-time tails, 4-lane vectors) bit for bit against the scalar row_dot / add_row.
+// (compile-time tails, 4-lane vectors; with AVX-512 one 16-lane register and masked tails)
+// bit for bit against the scalar row_dot / add_row, alone and inside a whole SGD step.
+// tests/CMakeLists.txt also builds this file for AVX-512 (test_sgd_host_rows_avx512) where
+// the build machine has it, so the portable build tests those loops too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +17,7 @@
 
 #include "minisgd/core/vector_math.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
+#include "minisgd/kernels/sgd_kernels.hpp"
 #include "minisgd/models/loss.hpp"
 
 using namespace minisgd;
@@ -122,41 +126,92 @@ TEST(VectorExp, LogisticDerivativeIsAccurateForBothSignsAndLargeMargins) {
     }
 }
 
+/// rows_dot and the gradient blocks on rows starting `shift` elements into the buffer (every
+/// alignment of a 64-byte register for 16-bit and 32-bit storage), against row_dot / add_row.
 template <class S, class A>
-void expect_rows_match_scalar() {
-  std::mt19937 gen(3);
+void expect_rows_match_scalar(int shift) {
+  std::mt19937 gen(3 + shift);
   std::normal_distribution<double> normal;
-  for (int n = 1; n <= 70; ++n) {
+  for (int n = 1; n <= 140; n += n < 40 ? 1 : 11) {
     const int rows = 37;  // not a multiple of anything
-    std::vector<S> x(std::size_t(rows) * n);
+    std::vector<S> buffer(std::size_t(rows) * n + shift);
     std::vector<A> w(n), u(rows);
-    for (auto& v : x) v = precision::convert<S>(normal(gen));
+    S* const x = buffer.data() + shift;
+    for (auto& v : buffer) v = precision::convert<S>(normal(gen));
     for (auto& v : w) v = A(normal(gen));
     for (auto& v : u) v = A(normal(gen));
     std::vector<A> z(rows);
-    sgd_detail::rows_dot(x.data(), n, w.data(), n, rows, z.data());
+    sgd_detail::rows_dot(x, n, w.data(), n, rows, z.data());
     for (int i = 0; i < rows; ++i) {
-      const A want = sgd_detail::row_dot(x.data() + std::size_t(i) * n, w.data(), n);
+      const A want = sgd_detail::row_dot(x + std::size_t(i) * n, w.data(), n);
       ASSERT_EQ(0, std::memcmp(&z[i], &want, sizeof want)) << "n = " << n << " row " << i;
     }
-    constexpr int kCols = 32;
-    for (int width = 1; width < kCols && width <= n; ++width) {
+    // every width of a gradient block, the full one (kHostCols) included
+    for (int width = 1; width <= sgd_detail::kHostCols<A> && width <= n; ++width) {
       std::vector<A> g(width, A(0.25)), want(width, A(0.25));
-      sgd_detail::add_rows_narrow<kCols>(x.data(), n, u.data(), rows, g.data(), width);
+      sgd_detail::add_rows(x, n, u.data(), rows, g.data(), width);
       for (int i = 0; i < rows; ++i)
-        sgd_detail::add_row(x.data() + std::size_t(i) * n, u[i], want.data(), width);
+        sgd_detail::add_row(x + std::size_t(i) * n, u[i], want.data(), width);
       ASSERT_EQ(0, std::memcmp(g.data(), want.data(), sizeof(A) * width))
-          << "n = " << n << " width " << width;
+          << "n = " << n << " width " << width << " shift " << shift;
     }
   }
 }
 
 TEST(SgdHostRows, MarginsAndGradientBlocksMatchTheScalarLoopsBitForBit) {
-  expect_rows_match_scalar<float, float>();
-  expect_rows_match_scalar<double, double>();
-  expect_rows_match_scalar<float, double>();
-  expect_rows_match_scalar<precision::bf16, float>();
-  expect_rows_match_scalar<precision::fp16, float>();
+  for (int shift : {0, 1, 7, 15}) {
+    expect_rows_match_scalar<float, float>(shift);
+    expect_rows_match_scalar<double, double>(shift);
+    expect_rows_match_scalar<float, double>(shift);
+    expect_rows_match_scalar<precision::bf16, float>(shift);
+    expect_rows_match_scalar<precision::fp16, float>(shift);
+  }
+}
+
+/// One whole SGD gradient (sgd_gradient: margins, derivatives, gradient, chunk by chunk,
+/// narrow storage widened or read directly) against the scalar functions, bit for bit.
+template <class S, class A>
+void expect_step_matches_scalar(int n, std::int64_t b, std::int64_t first) {
+  if constexpr (!sgd_detail::host_backend) GTEST_SKIP() << "device margins sum in teams";
+  const std::int64_t m = first + b + 3;
+  Matrix<S> X("X", m, n);
+  Vector<double> y("y", m);
+  Vector<A> w("w", n), z("z", b), u("u", b), g("g", n);
+  std::mt19937 gen(std::uint32_t(n * 131 + b));
+  std::normal_distribution<double> normal;
+  auto Xh = Kokkos::create_mirror_view(X);
+  auto yh = Kokkos::create_mirror_view(y);
+  auto wh = Kokkos::create_mirror_view(w);
+  for (std::int64_t i = 0; i < m; ++i) {
+    yh(i) = normal(gen) < 0 ? -1.0 : 1.0;
+    for (int c = 0; c < n; ++c) Xh(i, c) = precision::convert<S>(normal(gen));
+  }
+  for (int c = 0; c < n; ++c) wh(c) = A(0.3 * normal(gen));
+  Kokkos::deep_copy(X, Xh);
+  Kokkos::deep_copy(y, yh);
+  Kokkos::deep_copy(w, wh);
+  sgd_gradient<Loss::logistic>(X, first, y, w, z, false, u, g);
+  auto gh = Kokkos::create_mirror_view(g);
+  Kokkos::deep_copy(gh, g);
+  std::vector<A> want(n, A(0));
+  for (std::int64_t i = 0; i < b; ++i) {
+    const S* x = &Xh(first + i, 0);
+    const A zi = sgd_detail::row_dot(x, wh.data(), n);
+    sgd_detail::add_row(x, loss_derivative<Loss::logistic>(zi, A(yh(first + i))), want.data(), n);
+  }
+  ASSERT_EQ(0, std::memcmp(gh.data(), want.data(), sizeof(A) * n))
+      << "n = " << n << " b = " << b << " first = " << first;
+}
+
+TEST(SgdHostRows, WholeStepMatchesTheScalarFunctionsBitForBit) {
+  for (int n : {1, 5, 16, 17, 28, 31, 127, 128, 129, 300, 2000})
+    for (std::int64_t b : {1, 3, 32, 33, 70})
+      for (std::int64_t first : {0, 1, 6}) {
+        expect_step_matches_scalar<float, float>(n, b, first);
+        expect_step_matches_scalar<precision::bf16, float>(n, b, first);
+        expect_step_matches_scalar<precision::fp16, float>(n, b, first);
+        expect_step_matches_scalar<double, double>(n, b, first);
+      }
 }
 
 }  // namespace

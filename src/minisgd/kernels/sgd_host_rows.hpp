@@ -3,8 +3,11 @@
 // row_dot and add_row, written so that short rows (tens of columns: HIGGS, SUSY) vectorize
 // too: the length of a row's tail (n mod kLanes) and the width of a partial gradient block
 // are compile-time constants (one instantiation each, chosen once per call), and with GCC or
-// Clang the 16 partial sums of a margin are four 4-lane vectors. Without vector extensions
-// (other compilers) the same functions fall back to the scalar loops, with the same bits.
+// Clang the 16 partial sums of a margin are four 4-lane vectors. Built for AVX-512 (BW, VL;
+// MINISGD_ARCH, docs/building.md) the fp32 loops use 16-lane registers instead: a margin's
+// partial sums are one register, tails are masked loads, and bf16/fp16 rows are widened in
+// registers as they are loaded. Without vector extensions (other compilers) the same
+// functions fall back to the scalar loops, with the same bits.
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -12,6 +15,16 @@
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/storage_types.hpp"
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \
+    !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+#define MINISGD_HOST_VECTORS 1
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+    (defined(__clang__) || __GNUC__ >= 12)  // __builtin_shufflevector
+#define MINISGD_HOST_AVX512 1
+#include <immintrin.h>
+#endif
+#endif
 
 namespace minisgd::sgd_detail {
 
@@ -47,9 +60,7 @@ inline void with_constant(int v, F&& fn) {
   with_constant_in(v, fn, std::make_integer_sequence<int, N>{});
 }
 
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \
-    !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
-#define MINISGD_HOST_VECTORS 1
+#ifdef MINISGD_HOST_VECTORS
 
 template <class A>
 struct QuadOf;
@@ -164,26 +175,216 @@ inline void add_rows_quads(const S* x0, std::int64_t stride, const A* u, std::in
 }
 #endif
 
+#ifdef MINISGD_HOST_AVX512
+// AVX-512 (MINISGD_ARCH=native on a CPU that has it): the kLanes = 16 partial sums of a float
+// margin are one register, and a row's tail is one masked load (the lanes past the row read
+// as 0, and p + 0·0 = p: a partial sum starts at +0 and is never −0). bf16 and fp16 are
+// widened in registers as they are loaded, so these loops read the stored bytes once.
+
+/// The (A, S) pairs the AVX-512 loops read directly.
+template <class A, class S>
+constexpr bool avx512_rows = std::is_same_v<A, float> &&
+                             (std::is_same_v<S, float> || std::is_same_v<S, precision::bf16> ||
+                              std::is_same_v<S, precision::fp16>);
+
+/// 16 stored 16-bit codes as floats, exactly (bf16: the bits shifted up; fp16: vcvtph2ps,
+/// to_float's bits).
+template <class S>
+inline __m512 widen16(__m256i h) {
+  if constexpr (std::is_same_v<S, precision::bf16>) {
+    typedef unsigned int Words __attribute__((vector_size(64)));  // GCC 12 splits a convertvector
+    return __m512(Words(_mm512_maskz_cvtepu16_epi32(__mmask16(0xFFFF), h)) << 16);
+  } else {
+    return _mm512_maskz_cvtph_ps(__mmask16(0xFFFF), h);  // no undefined source: GCC 12 warns
+  }
+}
+
+/// x[0..16) as floats.
+template <class S>
+inline __m512 load16(const S* x) {
+  if constexpr (std::is_same_v<S, float>)
+    return _mm512_loadu_ps(x);
+  else
+    return widen16<S>(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
+}
+
+/// The lanes of m of x[0..16) as floats, the others 0 (their memory is not touched).
+template <class S>
+inline __m512 load16(const S* x, __mmask16 m) {
+  if constexpr (std::is_same_v<S, float>)
+    return _mm512_maskz_loadu_ps(m, x);
+  else
+    return widen16<S>(_mm256_maskz_loadu_epi16(m, x));
+}
+
+/// row_dot's tree (lane l += lane l + half, half = 8, 4, 2, 1) for four rows' partial sums
+/// side by side: z_r in lane r of the result.
+inline __m128 finish_four16(__m512 p0, __m512 p1, __m512 p2, __m512 p3) {
+  // half 8: lanes 0..7 of rows 0, 1 (of rows 2, 3)
+  const __m512 s01 =
+      __builtin_shufflevector(p0, p1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+      __builtin_shufflevector(p0, p1, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const __m512 s23 =
+      __builtin_shufflevector(p2, p3, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+      __builtin_shufflevector(p2, p3, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  // half 4: lanes 0..3 of row r in block r
+  const __m512 t =
+      __builtin_shufflevector(s01, s23, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+      __builtin_shufflevector(s01, s23, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+  const __m512 e =  // half 2
+      t + __builtin_shufflevector(t, t, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+  const __m512 f =  // half 1
+      e + __builtin_shufflevector(e, e, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+  return __builtin_shufflevector(f, f, 0, 4, 8, 12);
+}
+
+/// The partial sums of one row: full = n rounded down to kLanes, tail = the mask of the rest.
+template <class S>
+inline __m512 row_sums16(const S* x, const float* w, int full, __mmask16 tail) {
+  __m512 p = _mm512_setzero_ps();
+  for (int c = 0; c < full; c += kLanes)
+    p = _mm512_add_ps(p, _mm512_mul_ps(load16(x + c), _mm512_loadu_ps(w + c)));
+  if (tail)
+    p = _mm512_add_ps(p,
+                      _mm512_mul_ps(load16(x + full, tail), _mm512_maskz_loadu_ps(tail, w + full)));
+  return p;
+}
+
+/// Rows of at least this many values are summed one after the other: memory streams one row
+/// at a time fastest (interleaving the rows' loads slows the stream), and a row's chain of
+/// additions is then long enough. Shorter rows are interleaved four at a time.
+constexpr int kStreamedRow = 8 * kLanes;
+
+/// rows_dot, four rows at a time (the tree's last levels run for the four together).
+template <class S>
+inline void rows_dot16(const S* x, std::int64_t stride, const float* w, int n, std::int64_t rows,
+                       float* z) {
+  const int full = n - n % kLanes;
+  const __mmask16 tail = __mmask16((1u << (n % kLanes)) - 1);
+  for (std::int64_t i = 0; i < rows; i += 4) {
+    const int valid = int(rows - i < 4 ? rows - i : 4);  // the missing rows repeat the last
+    const S* xr[4];
+    for (int r = 0; r < 4; ++r) xr[r] = x + (i + (r < valid ? r : valid - 1)) * stride;
+    __m512 p[4];
+    if (n >= kStreamedRow) {
+      for (int r = 0; r < 4; ++r) p[r] = row_sums16(xr[r], w, full, tail);
+    } else {  // four independent chains, one load of w for the four
+      for (int r = 0; r < 4; ++r) p[r] = _mm512_setzero_ps();
+      for (int c = 0; c < full; c += kLanes) {
+        const __m512 wc = _mm512_loadu_ps(w + c);
+        for (int r = 0; r < 4; ++r)
+          p[r] = _mm512_add_ps(p[r], _mm512_mul_ps(load16(xr[r] + c), wc));
+      }
+      if (tail) {
+        const __m512 wc = _mm512_maskz_loadu_ps(tail, w + full);
+        for (int r = 0; r < 4; ++r)
+          p[r] = _mm512_add_ps(p[r], _mm512_mul_ps(load16(xr[r] + full, tail), wc));
+      }
+    }
+    _mm_mask_storeu_ps(z + i, __mmask8((1u << valid) - 1), finish_four16(p[0], p[1], p[2], p[3]));
+  }
+}
+
+/// g[0..width) += Σ_{i < rows} x_i[c]·u_i in row order, 16·(kRegs − 1) < width ≤ 16·kRegs,
+/// the sums in kRegs registers (the last one masked to the block's width).
+template <int kRegs, class S>
+inline void add_rows16(const S* x0, std::int64_t stride, const float* u, std::int64_t rows,
+                       float* g, int width) {
+  constexpr int kLast = 16 * (kRegs - 1);
+  const __mmask16 last = __mmask16((1u << (width - kLast)) - 1);
+  __m512 acc[kRegs];
+  for (int q = 0; q + 1 < kRegs; ++q) acc[q] = _mm512_loadu_ps(g + 16 * q);
+  acc[kRegs - 1] = _mm512_maskz_loadu_ps(last, g + kLast);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const S* x = x0 + i * stride;
+    const __m512 ui = _mm512_set1_ps(u[i]);
+    for (int q = 0; q + 1 < kRegs; ++q)
+      acc[q] = _mm512_add_ps(acc[q], _mm512_mul_ps(load16(x + 16 * q), ui));
+    acc[kRegs - 1] = _mm512_add_ps(acc[kRegs - 1], _mm512_mul_ps(load16(x + kLast, last), ui));
+  }
+  for (int q = 0; q + 1 < kRegs; ++q) _mm512_storeu_ps(g + 16 * q, acc[q]);
+  _mm512_mask_storeu_ps(g + kLast, last, acc[kRegs - 1]);
+}
+
+/// add_rows16 for a full block of 128 bf16 columns: 64 bytes of codes are 32 columns, the
+/// even ones (low halves, shifted up) and the odd ones (high halves, masked) in two registers,
+/// no lane-crossing widening. The sums are kept in that order and stored back in column order.
+inline void add_rows_bf16_128(const precision::bf16* x0, std::int64_t stride, const float* u,
+                              std::int64_t rows, float* g) {
+  typedef unsigned int Words __attribute__((vector_size(64)));
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i high =
+      _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  __m512 acc[8];
+  for (int k = 0; k < 4; ++k) {
+    const __m512 a = _mm512_loadu_ps(g + 32 * k), b = _mm512_loadu_ps(g + 32 * k + 16);
+    acc[2 * k] = _mm512_permutex2var_ps(a, even, b);
+    acc[2 * k + 1] = _mm512_permutex2var_ps(a, odd, b);
+  }
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const precision::bf16* x = x0 + i * stride;
+    const __m512 ui = _mm512_set1_ps(u[i]);
+    for (int k = 0; k < 4; ++k) {
+      const Words v = Words(_mm512_loadu_si512(x + 32 * k));
+      acc[2 * k] = _mm512_add_ps(acc[2 * k], _mm512_mul_ps(__m512(v << 16), ui));
+      acc[2 * k + 1] = _mm512_add_ps(acc[2 * k + 1], _mm512_mul_ps(__m512(v & 0xFFFF0000u), ui));
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    _mm512_storeu_ps(g + 32 * k, _mm512_permutex2var_ps(acc[2 * k], low, acc[2 * k + 1]));
+    _mm512_storeu_ps(g + 32 * k + 16, _mm512_permutex2var_ps(acc[2 * k], high, acc[2 * k + 1]));
+  }
+}
+#else
+template <class A, class S>
+constexpr bool avx512_rows = false;
+#endif
+
+/// True where the host loops read S themselves; otherwise narrow storage is widened first.
+template <class A, class S>
+constexpr bool reads_directly =
+    std::is_same_v<S, float> || std::is_same_v<S, double> || avx512_rows<A, S>;
+
 /// z[i] = row_dot(x_i, w, n) for `rows` rows of `stride` elements.
 template <class A, class S>
 inline void rows_dot(const S* x, std::int64_t stride, const A* w, int n, std::int64_t rows, A* z) {
 #ifdef MINISGD_HOST_VECTORS
-  with_constant<kLanes>(n % kLanes, [&](auto tail) {
-    rows_dot_tail<decltype(tail)::value>(x, stride, w, n, rows, z);
-  });
+  if constexpr (avx512_rows<A, S>) {
+#ifdef MINISGD_HOST_AVX512
+    rows_dot16(x, stride, w, n, rows, z);
+#endif
+  } else {
+    with_constant<kLanes>(n % kLanes, [&](auto tail) {
+      rows_dot_tail<decltype(tail)::value>(x, stride, w, n, rows, z);
+    });
+  }
 #else
   for (std::int64_t i = 0; i < rows; ++i) z[i] = row_dot(x + i * stride, w, n);
 #endif
 }
 
-/// g[0..width) += Σ_{i < rows} x_i[c]·u_i in row order, for a block narrower than kCols.
+/// g[0..width) += Σ_{i < rows} x_i[c]·u_i in row order, for a block narrower than kCols (any
+/// width up to kCols on the AVX-512 path).
 template <int kCols, class A, class S>
 inline void add_rows_narrow(const S* x0, std::int64_t stride, const A* u, std::int64_t rows, A* g,
                             int width) {
 #ifdef MINISGD_HOST_VECTORS
-  with_constant<kCols / 4>(width / 4, [&](auto quads) {
-    add_rows_quads<decltype(quads)::value>(x0, stride, u, rows, g, width);
-  });
+  if constexpr (avx512_rows<A, S>) {
+#ifdef MINISGD_HOST_AVX512
+    if constexpr (std::is_same_v<S, precision::bf16> && kCols == 128)
+      if (width == 128) return add_rows_bf16_128(x0, stride, u, rows, g);
+    with_constant<kCols / 16 + 1>((width + 15) / 16, [&](auto regs) {
+      if constexpr (decltype(regs)::value > 0)
+        add_rows16<decltype(regs)::value>(x0, stride, u, rows, g, width);
+    });
+#endif
+  } else {
+    with_constant<kCols / 4>(width / 4, [&](auto quads) {
+      add_rows_quads<decltype(quads)::value>(x0, stride, u, rows, g, width);
+    });
+  }
 #else
   for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], g, width);
 #endif

@@ -14,7 +14,9 @@
 // the chunk's margins read it from memory, its derivatives are one loop over its rows (the
 // compiler vectorizes it: loss_derivative is branch-free, its exp polynomial), its share of
 // the gradient rereads it from cache, a block of kHostCols columns at a time with the block's
-// sums in registers (fused_pass). Short rows vectorize too (sgd_host_rows.hpp).
+// sums in registers (fused_pass). Short rows vectorize too (sgd_host_rows.hpp); with AVX-512
+// a margin's partial sums are one register and bf16/fp16 are widened in registers, so narrow
+// storage is read once from memory and never copied.
 // Host backends, several threads: threads over chunks of rows for the margins and
 // derivatives, then over blocks of kHostCols columns for the gradient, each walking the rows
 // in order (the batch comes from cache the second time when it fits in L2/L3).
@@ -57,15 +59,16 @@ constexpr std::int64_t kChunk = 32;
 
 inline bool one_thread() { return ExecSpace().concurrency() == 1; }
 
-/// Storage the host loops read widened to float (bf16, fp16, …), not element by element.
-template <class S>
-constexpr bool widened = !std::is_same_v<S, float> && !std::is_same_v<S, double>;
+/// Storage the host loops read widened to float (bf16, fp16, … unless the AVX-512 loops widen
+/// it in registers), not element by element.
+template <class S, class A>
+constexpr bool widened = !reads_directly<A, S>;
 
 /// At least `size` floats for the host loops' widened rows, 64-byte aligned, kept between steps
 /// (it only grows); nullptr when S needs none. One per thread that launches steps.
-template <class S>
+template <class S, class A>
 inline float* widening_buffer(std::int64_t size) {
-  if constexpr (!widened<S>) {
+  if constexpr (!widened<S, A>) {
     return nullptr;
   } else {
     struct alignas(64) Line {
@@ -79,11 +82,12 @@ inline float* widening_buffer(std::int64_t size) {
 
 /// Rows [row, row + rows) of X widened into `buffer` from its row `slot` on (n floats a row)
 /// when X is narrow, so that the margins and the gradient both read floats from cache; nothing
-/// for float and double. Widening is exact: the same products and bits as element by element.
-template <class S>
+/// where the loops read X directly. Widening is exact: the same products and bits as element
+/// by element.
+template <class A, class S>
 inline void widen_rows(const Matrix<S>& X, std::int64_t row, std::int64_t rows, float* buffer,
                        std::int64_t slot) {
-  if constexpr (widened<S>) {
+  if constexpr (widened<S, A>) {
     const std::int64_t n = X.extent(1);
     for (std::int64_t i = 0; i < rows; ++i)
       precision::widen(&X(row + i, 0), buffer + (slot + i) * n, n);
@@ -91,10 +95,10 @@ inline void widen_rows(const Matrix<S>& X, std::int64_t row, std::int64_t rows, 
 }
 
 /// Where the host loops read row `row` of X and the rows after it (stride n): X itself when
-/// stored as float or double, else `buffer` from its row `slot` on, where widen_rows put them.
-template <class S>
+/// they read it directly, else `buffer` from its row `slot` on, where widen_rows put them.
+template <class A, class S>
 inline auto host_rows(const Matrix<S>& X, std::int64_t row, float* buffer, std::int64_t slot) {
-  if constexpr (widened<S>)
+  if constexpr (widened<S, A>)
     return static_cast<const float*>(buffer + slot * X.extent(1));
   else
     return static_cast<const S*>(&X(row, 0));
@@ -109,13 +113,13 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
   const std::int64_t b = z.extent(0);
   if constexpr (sgd_detail::host_backend) {
     using sgd_detail::kChunk;
-    float* const buffer = sgd_detail::widening_buffer<S>(b * n);
+    float* const buffer = sgd_detail::widening_buffer<S, A>(b * n);
     Kokkos::parallel_for(
         "minisgd::sgd_margins", Kokkos::RangePolicy<ExecSpace>(0, (b + kChunk - 1) / kChunk),
         KOKKOS_LAMBDA(const std::int64_t chunk) {
           const std::int64_t r0 = chunk * kChunk, rows = kmin(kChunk, b - r0);
-          sgd_detail::widen_rows(X, first + r0, rows, buffer, r0);
-          const auto* x = sgd_detail::host_rows(X, first + r0, buffer, r0);
+          sgd_detail::widen_rows<A>(X, first + r0, rows, buffer, r0);
+          const auto* x = sgd_detail::host_rows<A>(X, first + r0, buffer, r0);
           sgd_detail::rows_dot(x, n, w.data(), n, rows, &z(r0));
         });
   } else {
@@ -137,12 +141,13 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
 namespace sgd_detail {
 
 /// g[c0 .. c0+width) += Σ_{i in rows} x_i[c]·u_i, in row order, the block held in registers.
-/// A full block has a compile-time width, so the compiler keeps its sums in registers.
+/// A full block has a compile-time width, so the compiler keeps its sums in registers (the
+/// AVX-512 loops take every width, with explicit registers).
 template <class S, class A>
 KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u,
                                      std::int64_t rows, A* g, int width) {
   constexpr int kCols = kHostCols<A>;
-  if (width == kCols) {
+  if (width == kCols && !avx512_rows<A, S>) {
     A acc[kCols];
     for (int c = 0; c < kCols; ++c) acc[c] = g[c];
     for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], acc, kCols);
@@ -166,21 +171,21 @@ inline void chunk_derivatives(const T* x, int n, const Vector<double>& y, std::i
 }
 
 /// Host, one thread, one launch: for each chunk of kChunk rows (in L2, widened once when
-/// narrow), the margins (unless given) and derivatives, then the chunk's share of the gradient
-/// block by block of columns.
+/// narrow unless the loops widen it in registers), the margins (unless given) and derivatives,
+/// then the chunk's share of the gradient block by block of columns.
 template <Loss L, class S, class A>
 void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
                 const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
-  float* const buffer = widening_buffer<S>(kChunk * n);
+  float* const buffer = widening_buffer<S, A>(kChunk * n);
   Kokkos::parallel_for(
       "minisgd::sgd_fused_step", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(std::int64_t) {
         for (int c = 0; c < n; ++c) g(c) = A(0);
         for (std::int64_t r0 = 0; r0 < b; r0 += kChunk) {
           const std::int64_t rows = kmin(kChunk, b - r0);
-          widen_rows(X, first + r0, rows, buffer, 0);
-          const auto* x = host_rows(X, first + r0, buffer, 0);
+          widen_rows<A>(X, first + r0, rows, buffer, 0);
+          const auto* x = host_rows<A>(X, first + r0, buffer, 0);
           chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
           for (int c0 = 0; c0 < n; c0 += kHostCols<A>)
             add_rows(x + c0, n, &u(r0), rows, &g(c0), kmin(kHostCols<A>, n - c0));
@@ -195,16 +200,16 @@ void two_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, c
               const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0);
-  float* const buffer = widening_buffer<S>(b * n);
+  float* const buffer = widening_buffer<S, A>(b * n);
   Kokkos::parallel_for(
       "minisgd::sgd_derivatives", Kokkos::RangePolicy<ExecSpace>(0, (b + kChunk - 1) / kChunk),
       KOKKOS_LAMBDA(const std::int64_t chunk) {
         const std::int64_t r0 = chunk * kChunk, rows = kmin(kChunk, b - r0);
-        widen_rows(X, first + r0, rows, buffer, r0);
-        const auto* x = host_rows(X, first + r0, buffer, r0);
+        widen_rows<A>(X, first + r0, rows, buffer, r0);
+        const auto* x = host_rows<A>(X, first + r0, buffer, r0);
         chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
       });
-  const auto* batch = host_rows(X, first, buffer, 0);
+  const auto* batch = host_rows<A>(X, first, buffer, 0);
   Kokkos::parallel_for(
       "minisgd::sgd_gradient",
       Kokkos::RangePolicy<ExecSpace>(0, (n + kHostCols<A> - 1) / kHostCols<A>),
