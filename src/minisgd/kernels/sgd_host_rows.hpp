@@ -347,6 +347,22 @@ template <class A, class S>
 constexpr bool reads_directly =
     std::is_same_v<S, float> || std::is_same_v<S, double> || avx512_rows<A, S>;
 
+/// One prefetch per 4 KB page that starts in [begin, end). The hardware prefetchers stop at page
+/// boundaries and start again only after misses in the new page, so a stream of rows stalls at
+/// every page; a chunk ahead, this starts each page's translation and first line early (where
+/// the pages are larger it costs a few instructions). More prefetches than that (every line of
+/// the next chunk) made the SGD step slower.
+inline void touch_pages(const void* begin, const void* end) {
+#ifdef MINISGD_HOST_VECTORS
+  constexpr std::uintptr_t kPage = 4096;
+  for (std::uintptr_t a = (std::uintptr_t(begin) + kPage - 1) & ~(kPage - 1);
+       a < std::uintptr_t(end); a += kPage)
+    __builtin_prefetch(reinterpret_cast<const void*>(a));
+#else
+  (void)begin, (void)end;
+#endif
+}
+
 /// z[i] = row_dot(x_i, w, n) for `rows` rows of `stride` elements.
 template <class A, class S>
 inline void rows_dot(const S* x, std::int64_t stride, const A* w, int n, std::int64_t rows, A* z) {

@@ -172,7 +172,8 @@ inline void chunk_derivatives(const T* x, int n, const Vector<double>& y, std::i
 
 /// Host, one thread, one launch: for each chunk of kChunk rows (in L2, widened once when
 /// narrow unless the loops widen it in registers), the margins (unless given) and derivatives,
-/// then the chunk's share of the gradient block by block of columns.
+/// then the chunk's share of the gradient block by block of columns. Each chunk first touches
+/// the pages of the next one (touch_pages).
 template <Loss L, class S, class A>
 void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
                 const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
@@ -184,6 +185,9 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
         for (int c = 0; c < n; ++c) g(c) = A(0);
         for (std::int64_t r0 = 0; r0 < b; r0 += kChunk) {
           const std::int64_t rows = kmin(kChunk, b - r0);
+          if (r0 + rows < b)  // the next chunk's pages
+            touch_pages(X.data() + (first + r0 + rows) * n,
+                        X.data() + (first + kmin(b, r0 + rows + kChunk)) * n);
           widen_rows<A>(X, first + r0, rows, buffer, 0);
           const auto* x = host_rows<A>(X, first + r0, buffer, 0);
           chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
