@@ -5,9 +5,9 @@
 // (SGD step: bytes at an effective bandwidth + a cost per row; Gram: flops at a rate + a cost
 // per packed entry; the recurrence and the widening of bf16 rows from CA-SGD's own kernels);
 // the host's share of a step and CA-SGD's cost per row from minisgd's own training loop on a
-// problem too small for its kernels to matter; the node's cores and a context switch; α and β from
-// the training communicator's AllReduce at 8 bytes and 1 MiB with every rank taking part, called
-// back to back as training calls it.
+// problem too small for its kernels to matter; the node's cores and a context switch; α from the
+// same loop over every rank against each rank alone, β from the training communicator's
+// AllReduce at 1 MiB with every rank taking part.
 #include <mpi.h>
 
 #include <unistd.h>
@@ -194,8 +194,11 @@ double allreduce_seconds(comm::Communicator& c, std::size_t bytes, int calls) {
 // Seconds per step of minisgd's training loop, on this rank alone, for a problem of one
 // column and `batch`-row batches (4096 steps an epoch) in the given precision preset: what a
 // step costs beside its kernels (planning, the stepper's host to device copies, timers, the
-// communicator call) and, from two batch sizes, what each row costs the loop.
-double loop_step_seconds(const std::string& solver, int batch, const std::string& preset) {
+// communicator call) and, from two batch sizes, what each row costs the loop. Over `comm`
+// (default: this rank alone) and in `decomposition` (default column).
+double loop_step_seconds(const std::string& solver, int batch, const std::string& preset,
+                         MPI_Comm comm = MPI_COMM_SELF,
+                         const std::string& decomposition = "column") {
   const auto deck = [&](int epochs) {
     return parse_deck(
         "run: {seed: 1}\n"
@@ -203,13 +206,15 @@ double loop_step_seconds(const std::string& solver, int batch, const std::string
             std::to_string(4096 * batch) +
             ", features: 1}}\n"
             "model: {loss: logistic, l2: 1.0e-3}\n"
-            "solver: {decomposition: column, step_size: 0.01, eval_every: 1000000000, "
+            "solver: {decomposition: " +
+            decomposition +
+            ", step_size: 0.01, eval_every: 1000000000, "
             "batch_size: " +
             std::to_string(batch) + ", epochs: " + std::to_string(epochs) + ", " + solver +
             "}\nprecision: {preset: " + preset + "}\n",
         "calibrate");
   };
-  comm::MpiCommunicator self(MPI_COMM_SELF);
+  comm::MpiCommunicator self(comm);
   const auto timed = [&](const Config& c) {  // seconds of the FOM window (wall), its steps
     std::ostringstream out, err;
     const double t0 = now_seconds();
@@ -230,6 +235,22 @@ double loop_step_seconds(const std::string& solver, int batch, const std::string
     }
   }
   return *std::min_element(runs.begin(), runs.end());  // like the kernels: the best of three
+}
+
+// α as training meets it: minisgd's SGD loop over every rank (row decomposition, one row per
+// rank and step, one value to reduce) against the same loop on each rank alone; the difference
+// per step is the gradient AllReduce's 2⌈log2 P⌉ messages. It includes what a rank waits for
+// the others between steps; AllReduces timed back to back or after synthetic work came out 1-6x
+// off the steps on this machine, quiet or loaded.
+double loop_latency_seconds(int P) {
+  const bool cpu = cpu_clock;  // a collective's cost is wall time
+  cpu_clock = false;
+  const double together = loop_step_seconds("method: sgd", P, "fp32", MPI_COMM_WORLD, "row");
+  const double alone = loop_step_seconds("method: sgd", 1, "fp32", MPI_COMM_SELF, "row");
+  cpu_clock = cpu;
+  double extra = std::max(together - alone, 1e-9);
+  MPI_Allreduce(MPI_IN_PLACE, &extra, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return extra / (2.0 * comm::ceil_log2(P));
 }
 
 // The loop's time per step less what the model already charges its kernels (`m` without host
@@ -309,14 +330,19 @@ perfmodel::Machine kernel_figures() {
 }
 
 void print_machine(const perfmodel::Machine& m, int P) {
+  char knee[96] = "";
+  if (m.large_from_bytes > 0)
+    std::snprintf(knee, sizeof knee, ",\n          large_from_MB: %.4g, large_GBps: %.4g",
+                  m.large_from_bytes * 1e-6, m.large_Bps * 1e-9);
+  const std::string large = knee;
   std::printf(
       "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
       "name: %s\n"
       "source: \"perf/calibrate on this machine: triad, minisgd's SGD step at b = 256, d = 2000 "
       "and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28, CA-SGD's recurrence and "
       "partial margins (bf16, fp32) at s = 16, b = 32, the training loop on one column (%s "
-      "time), the scheduler (two threads on one core; sleeps), AllReduce at 8 B and 1 MiB over "
-      "%d rank(s)\"\n"
+      "time), the scheduler (two threads on one core; sleeps), SGD's loop and AllReduce at 8 B, "
+      "1 MiB and 16 MiB over %d rank(s)\"\n"
       "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g}\n"
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n"
@@ -324,14 +350,14 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  ca_row_ns: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, sleep_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
-      "network: {latency_us: %.4g, bandwidth_GBps: %.4g}%s\n",
+      "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s}%s\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
       m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, m.gemm_fp64_Fps * 1e-9,
       m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9, std::max(m.gram_entry_s * 1e9, 1e-3),
       m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
       std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
       std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.sleep_overshoot_s * 1e6, 1e-3), m.cores,
-      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
+      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9, large.c_str(),
       P > 1 ? "" : "  # not measured at one rank: placeholders");
 }
 
@@ -350,15 +376,24 @@ int main(int argc, char** argv) {
       else
         name = argv[i];
     }
-    // Network: α from a one-value AllReduce (2⌈log2 P⌉ messages), β from 1 MiB (the size of
-    // CA-SGD's packed message at s = 16 on the paper decks is 0.5 MB).
-    double alpha = 1e-6, beta_Bps = 10e9;
+    // Network: α from the training loop (loop_latency_seconds), β from an AllReduce of 1 MiB
+    // (CA-SGD's packed message at s = 16 on the paper decks is 0.5 MB), and the bandwidth of
+    // the bytes beyond 1 MiB from 16 MiB (s = 64 sends 8 MB): on one node the copies leave the
+    // caches there and ran at half the rate here.
+    double alpha = 1e-6, beta_Bps = 10e9, large_from = 0, large_Bps = 0;
     if (P > 1) {
+      const double share = 2.0 * (P - 1) / P;  // of the payload, per rank
       const double small = allreduce_seconds(world, 8, 400);
-      const double big_bytes = 1 << 20;
-      const double big = allreduce_seconds(world, std::size_t(big_bytes), 20);
-      alpha = small / (2.0 * comm::ceil_log2(P));
-      beta_Bps = 2.0 * (P - 1) / P * big_bytes / std::max(big - small, 1e-9);
+      const double mid_bytes = 1 << 20, big_bytes = 1 << 24;
+      const double mid = allreduce_seconds(world, std::size_t(mid_bytes), 20);
+      const double big = allreduce_seconds(world, std::size_t(big_bytes), 4);
+      alpha = loop_latency_seconds(P);
+      beta_Bps = share * mid_bytes / std::max(mid - small, 1e-9);
+      const double beyond = share * (big_bytes - mid_bytes) / std::max(big - mid, 1e-9);
+      if (beyond < 0.9 * beta_Bps) {
+        large_from = share * mid_bytes;
+        large_Bps = beyond;
+      }
     }
     world.barrier();
     perfmodel::Machine m = kernel_figures();
@@ -376,6 +411,8 @@ int main(int argc, char** argv) {
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;
+    m.large_from_bytes = large_from;
+    m.large_Bps = large_Bps;
     m.name = name;
     if (world.rank() == 0) print_machine(m, P);
   }

@@ -262,6 +262,26 @@ TEST(StepModel, BestStepsFollowTheLatency) {
   EXPECT_EQ(perfmodel::best_s(column(2, 256, 2000, 1), m), 1);
 }
 
+// On one node the bytes of a collective beyond the caches move slower (network.large_*): the
+// bytes up to the knee at bandwidth_GBps, the rest at large_GBps.
+TEST(StepModel, BytesBeyondTheKneeMoveAtTheLargeBandwidth) {
+  Machine m = machine();  // 10 GB/s
+  const Workload w = column(2, 32, 2000, 64);
+  const perfmodel::StepTime flat = predict_step(w, m);
+  m.large_from_bytes = 1e6;
+  m.large_Bps = 2.5e9;
+  const perfmodel::StepTime knee = predict_step(w, m);
+  // At P = 2 a rank sends the whole payload once per outer step (2(P-1)/P = 1), 64 steps.
+  const double sent = flat.bytes * 64;
+  ASSERT_GT(sent, 1e6);
+  const double expected = (1e6 / 10e9 + (sent - 1e6) / 2.5e9) / 64;
+  EXPECT_NEAR(knee.bandwidth_s, expected, 1e-12);
+  EXPECT_DOUBLE_EQ(knee.compute_s, flat.compute_s);
+  // A message under the knee is unchanged.
+  EXPECT_DOUBLE_EQ(predict_step(column(2, 32, 2000, 1), m).bandwidth_s,
+                   predict_step(column(2, 32, 2000, 1), machine()).bandwidth_s);
+}
+
 TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   const std::string good =
       "name: t\nsource: hand\nmemory: {bandwidth_GBps: 10, cache_MB: 1}\n"
@@ -309,6 +329,17 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   std::string negative = good;
   negative.replace(negative.find("latency_us: 2"), 13, "latency_us: -2");
   refused(negative, "network.latency_us: must be > 0");
+  std::string knee = good;
+  knee.replace(knee.find("bandwidth_GBps: 5}"), 18,
+               "bandwidth_GBps: 5, large_from_MB: 2, large_GBps: 1.5}");
+  const Machine k = perfmodel::parse_machine(knee, "m.yaml");
+  EXPECT_DOUBLE_EQ(k.large_from_bytes, 2e6);
+  EXPECT_DOUBLE_EQ(k.large_Bps, 1.5e9);
+  EXPECT_EQ(m.large_from_bytes, 0);  // absent: no knee
+  std::string knee_alone = good;
+  knee_alone.replace(knee_alone.find("bandwidth_GBps: 5}"), 18,
+                     "bandwidth_GBps: 5, large_from_MB: 2}");
+  refused(knee_alone, "network.large_GBps: missing");
   std::string no_host = good;
   no_host.replace(no_host.find("host:"), 0, "#");
   refused(no_host, "host: expected a map of keys");

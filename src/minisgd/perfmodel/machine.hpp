@@ -33,9 +33,18 @@ struct Machine {
   // out waits for one context switch (`switch_s`).
   double cores = 0;
   double switch_s = 0;
-  // Network, per rank: one message costs latency_s + bytes / network_Bps.
+  // Network, per rank: one message costs latency_s + bytes / network_Bps; on a node whose
+  // "network" is memory, the bytes of a collective beyond `large_from_bytes` per rank no longer
+  // fit the caches and move at `large_Bps` (0: no such knee).
   double latency_s = 0;
   double network_Bps = 0;
+  double large_from_bytes = 0;
+  double large_Bps = 0;
+  /// Seconds to move `bytes` per rank at the bandwidths above.
+  double transfer_seconds(double bytes) const {
+    if (large_from_bytes <= 0 || bytes <= large_from_bytes) return bytes / network_Bps;
+    return large_from_bytes / network_Bps + (bytes - large_from_bytes) / large_Bps;
+  }
 };
 
 /// Parses a machine description; `origin` names it in errors (file:line: key: problem).

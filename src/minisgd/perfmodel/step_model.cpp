@@ -28,7 +28,7 @@ struct Ledger {
     t.messages += messages;
     t.bytes += bytes;
     t.latency_s += messages * m.latency_s;
-    t.bandwidth_s += bytes / m.network_Bps;
+    t.bandwidth_s += m.transfer_seconds(bytes);
     if (w.emulated_Bps > 0) {
       t.latency_s += emulated_hops * w.emulated_latency_s + sleeps * m.sleep_overshoot_s;
       t.bandwidth_s += bytes / w.emulated_Bps;
