@@ -4,7 +4,8 @@
 For each rank count P it calibrates this machine (perf/calibrate at P ranks), then runs every
 deck at P for each s (CA-SGD decks) with and without an emulated network, reads the measured
 time per step from the report (FOM window: fom_time_s / fom_iterations; the least of
---repeats runs, as calibrate keeps the best of its repeats: the machine's speed when each rank
+--repeats runs, made in rounds over every case so that a slow spell of the host hits different
+cases' repeats, as calibrate keeps the best of its repeats: the machine's speed when each rank
 has its core, where a median follows whatever else the host runs) and asks perf/predict for the
 model's. Prints the table and writes it as JSON.
 
@@ -39,28 +40,33 @@ DEFAULT_DECKS = ["higgs-sgd-fp32", "higgs-casgd-mixed", "susy-sgd-fp32", "susy-c
                  "synth-casgd-mixed", "poisson-synth-sgd-fp32", "poisson-synth-casgd-mixed"]
 
 
-def measure(build, deck, P, sets, tmp, repeats):
-    """Least time per step over `repeats` runs, and the report of the last."""
-    times = []
-    for k in range(repeats):
-        r = run_report(build, deck, P, sets, os.path.join(tmp, f"r{k}.json"), invalid_ok=True)
-        times.append(r["result"]["fom_time_s"] / max(r["result"]["fom_iterations"], 1))
-    return min(times), r
+def step_seconds(build, deck, P, sets, tmp):
+    """Wall seconds per step of one run (FOM window), and its report."""
+    r = run_report(build, deck, P, sets, os.path.join(tmp, "r.json"), invalid_ok=True)
+    return r["result"]["fom_time_s"] / max(r["result"]["fom_iterations"], 1), r
 
 
-def measure_cpu(build, deck, P, sets, tmp, repeats):
-    """Least CPU seconds per step in the FOM window (the slowest rank) over `repeats` runs, from
-    the Kokkos Tools library perf/support/cpu_window_tool.cpp."""
+def step_cpu_seconds(build, deck, P, sets, tmp):
+    """CPU seconds per step in the FOM window of one run (the slowest rank), from the Kokkos
+    Tools library perf/support/cpu_window_tool.cpp, and its report."""
     tool = os.path.join(build, "perf", "libcpu_window_tool.so")
     log = os.path.join(tmp, "cpu")
     env = {"KOKKOS_PROFILE_LIBRARY": tool, "KOKKOS_TOOLS_LIBS": tool, "MINISGD_CPU_LOG": log}
-    times = []
-    for k in range(repeats):
-        r = run_report(build, deck, P, sets, os.path.join(tmp, f"r{k}.json"), invalid_ok=True,
-                       env=env)
-        cpu = max(float(open(f"{log}.{q}").read()) for q in range(P))
-        times.append(cpu / max(r["result"]["fom_iterations"], 1))
-    return min(times), r
+    r = run_report(build, deck, P, sets, os.path.join(tmp, "r.json"), invalid_ok=True, env=env)
+    cpu = max(float(open(f"{log}.{q}").read()) for q in range(P))
+    return cpu / max(r["result"]["fom_iterations"], 1), r
+
+
+def cases(a, P, networks):
+    """(deck name, s, network, --set overrides) of every run at P ranks."""
+    for name in a.decks:
+        for net in (networks if P > 1 else [None]):  # one rank sends nothing
+            for s in (a.s if "casgd" in name else [None]):
+                sets = [f"solver.epochs={a.epochs:g}"] + ([] if s is None else [f"solver.s={s}"])
+                if net:
+                    sets += [f"comm.emulate.latency_us={net[0]}",
+                             f"comm.emulate.bandwidth_GBps={net[1]}"]
+                yield name, s, net, sets
 
 
 def main():
@@ -86,31 +92,26 @@ def main():
             machine = calibrate(a.build, at, tmp, a.clock)
             load = os.getloadavg()[0]
             print(f"P={P}: calibrated at {at} ranks, load {load:.1f}", flush=True)
-            for name in a.decks:
-                deck = os.path.join(PAPER, name + ".yaml")
-                casgd = "casgd" in name
-                for net in (networks if P > 1 else [None]):  # one rank sends nothing
-                    for s in (a.s if casgd else [None]):
-                        sets = [f"solver.epochs={a.epochs:g}"]
-                        sets += [] if s is None else [f"solver.s={s}"]
-                        if net:
-                            sets += [f"comm.emulate.latency_us={net[0]}",
-                                     f"comm.emulate.bandwidth_GBps={net[1]}"]
-                        if a.clock == "cpu":
-                            measured, report = measure_cpu(a.build, deck, P, sets, tmp, a.repeats)
-                        else:
-                            measured, report = measure(a.build, deck, P, sets, tmp, a.repeats)
-                        predicted = predict(a.build, deck, machine, P,
-                                            report["problem"]["features"], sets)["step"]["total_s"]
-                        rows.append({"deck": name, "ranks": P, "s": s, "load": load,
-                                     "clock": a.clock,
-                                     "emulate": None if not net else f"{net[0]:g}us/{net[1]:g}GBps",
-                                     "measured_s": measured, "predicted_s": predicted,
-                                     "error": predicted / measured - 1})
-                        r = rows[-1]
-                        print(f"{name:28s} P={P} s={s or '-':>3} {r['emulate'] or 'native':>12s}  "
-                              f"measured {measured*1e6:10.2f} us  predicted {predicted*1e6:10.2f} us"
-                              f"  error {100*r['error']:+7.1f}%", flush=True)
+            runs = list(cases(a, P, networks))
+            best, reports = [float("inf")] * len(runs), [None] * len(runs)
+            for _ in range(a.repeats):  # rounds over every case: a slow spell hits them alike
+                for k, (name, s, net, sets) in enumerate(runs):
+                    deck = os.path.join(PAPER, name + ".yaml")
+                    t, reports[k] = (step_cpu_seconds if a.clock == "cpu" else step_seconds)(
+                        a.build, deck, P, sets, tmp)
+                    best[k] = min(best[k], t)
+            for k, (name, s, net, sets) in enumerate(runs):
+                measured = best[k]
+                predicted = predict(a.build, os.path.join(PAPER, name + ".yaml"), machine, P,
+                                    reports[k]["problem"]["features"], sets)["step"]["total_s"]
+                rows.append({"deck": name, "ranks": P, "s": s, "load": load, "clock": a.clock,
+                             "emulate": None if not net else f"{net[0]:g}us/{net[1]:g}GBps",
+                             "measured_s": measured, "predicted_s": predicted,
+                             "error": predicted / measured - 1})
+                r = rows[-1]
+                print(f"{name:28s} P={P} s={s or '-':>3} {r['emulate'] or 'native':>12s}  "
+                      f"measured {measured*1e6:10.2f} us  predicted {predicted*1e6:10.2f} us"
+                      f"  error {100*r['error']:+7.1f}%", flush=True)
     within = sum(abs(r["error"]) <= 0.2 for r in rows)
     print(f"{within} of {len(rows)} predictions within 20% of the measured time per step")
     with open(a.out, "w") as f:

@@ -182,13 +182,14 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   return t;
 }
 
-// More ranks than the node's cores: they take turns on them, so each rank's local work takes
-// P/cores times as long, and a message finds its receiver switched out with probability
-// 1 − cores/P, waiting one context switch for it.
+// More ranks than the node's cores: they take turns on them, and since every step waits for
+// all ranks, the step runs at the pace of a core holding ⌈P/cores⌉ of them (not P/cores: the
+// work of the ranks on other cores cannot move to it within a step); a message finds its
+// receiver switched out with probability 1 − cores/P, waiting one context switch for it.
 StepTime shared_cores(StepTime t, const Workload& w, const Machine& m) {
   const double P = w.ranks;
   if (m.cores <= 0 || P <= m.cores) return t;
-  t.compute_s *= P / m.cores;
+  t.compute_s *= std::ceil(P / m.cores);
   t.latency_s += t.messages * (1 - m.cores / P) * m.switch_s;
   return t;
 }
