@@ -7,6 +7,7 @@ set -euo pipefail
 # Everything minisgd needs on a fresh bookworm machine (one list, kept here).
 PACKAGES=(
   build-essential cmake ninja-build git ca-certificates
+  ccache                                 # every CI build: warm runs recompile only what changed
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
   libopenmpi-dev openmpi-bin
   libyaml-cpp-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev

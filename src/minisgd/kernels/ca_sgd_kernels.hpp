@@ -10,7 +10,6 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/core/vocabulary.hpp"
@@ -184,16 +183,6 @@ constexpr std::int64_t kMarginRows = 32;
 /// are widened into a buffer for rows_dot, whose fixed-length tails they need.
 constexpr int kLongRow = 64;
 
-/// At least `size` floats, 64-byte aligned, one buffer per host thread, kept between calls.
-inline float* widened_rows(std::int64_t size) {
-  struct alignas(64) Line {
-    float v[16];
-  };
-  thread_local std::vector<Line> buffer;
-  if (std::int64_t(buffer.size()) * 16 < size) buffer.resize(std::size_t(size + 15) / 16);
-  return buffer.front().v;
-}
-
 /// Σ_c x[c]·w[c] in SGD's margin order (sgd_detail::row_dot: 16 interleaved partial sums, a
 /// fixed tree), in a loop the compiler vectorizes with the narrow storage's widening inside:
 /// long narrow rows stream from memory without a buffer.
@@ -223,7 +212,7 @@ inline void margins_of_rows(const S* x, std::int64_t stride, const A* w, int n, 
       return;
     }
     const std::int64_t piece = kmax<std::int64_t>(4, 2048 / kmax(n, 1) / 4 * 4);
-    float* const buffer = widened_rows(kmin(piece, rows) * n);
+    float* const buffer = sgd_detail::widening_scratch(kmin(piece, rows) * n);
     for (std::int64_t i0 = 0; i0 < rows; i0 += piece) {
       const std::int64_t count = kmin(piece, rows - i0);
       if (stride == n)  // contiguous rows: one run
@@ -435,22 +424,25 @@ void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int6
       KOKKOS_LAMBDA(const std::int64_t k) {
         const std::int64_t c0 = k * block, width = kmin(block, n - c0);
         A* const sum = g.data() + c0;
+        // (v and rows are named before the constexpr-if: nvcc refuses an extended lambda
+        // whose first use of a captured variable is inside one.)
+        const A* const vs = v.data();
+        const std::int64_t nrows = rows;
         const auto x = [&](std::int64_t q) { return &X(first(q / b) + q % b, c0); };
         for (std::int64_t c = 0; c < width; ++c) sum[c] = A(0);
         if constexpr (std::is_same_v<Round, precision::Exact>) {
           using ca_detail::kShortQuads;
           if (width < 4 * (kShortQuads + 1)) {
             auto add = [&](auto quads) {
-              ca_detail::add_short_rows<decltype(quads)::value, S>(x, v.data(), rows, sum,
-                                                                   int(width));
+              ca_detail::add_short_rows<decltype(quads)::value, S>(x, vs, nrows, sum, int(width));
             };
             return ca_detail::with_quads_in(int(width / 4), add,
                                             std::make_integer_sequence<int, kShortQuads + 1>{});
           }
         }
-        for (std::int64_t q = 0; q < rows; ++q) {
+        for (std::int64_t q = 0; q < nrows; ++q) {
           const S* const xq = x(q);
-          const A vq = v(q);
+          const A vq = vs[q];
           for (std::int64_t c = 0; c < width; ++c)
             sum[c] = round(sum[c] + round(precision::convert<A>(xq[c]) * vq));
         }

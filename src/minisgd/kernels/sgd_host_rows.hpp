@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/storage_types.hpp"
@@ -27,6 +28,18 @@
 #endif
 
 namespace minisgd::sgd_detail {
+
+/// At least `size` floats, 64-byte aligned, for widened rows: one buffer per host thread,
+/// kept between calls (it only grows), shared by the SGD and CA-SGD host loops, which never
+/// hold it across a call of each other.
+inline float* widening_scratch(std::int64_t size) {
+  struct alignas(64) Line {
+    float v[16];
+  };
+  thread_local std::vector<Line> buffer;
+  if (std::int64_t(buffer.size()) * 16 < size) buffer.resize(std::size_t(size + 15) / 16);
+  return buffer.front().v;
+}
 
 constexpr int kLanes = 16;  // partial sums of a margin: a loop the compiler vectorizes
 

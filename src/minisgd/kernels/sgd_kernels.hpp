@@ -24,7 +24,6 @@
 // which first computes the b derivatives into scratch and then has a thread per column.
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
@@ -64,20 +63,14 @@ inline bool one_thread() { return ExecSpace().concurrency() == 1; }
 template <class S, class A>
 constexpr bool widened = !reads_directly<A, S>;
 
-/// At least `size` floats for the host loops' widened rows, 64-byte aligned, kept between steps
-/// (it only grows); nullptr when S needs none. One per thread that launches steps.
+/// At least `size` floats for the host loops' widened rows (the launching thread's
+/// widening_scratch); nullptr when S needs none.
 template <class S, class A>
 inline float* widening_buffer(std::int64_t size) {
-  if constexpr (!widened<S, A>) {
+  if constexpr (!widened<S, A>)
     return nullptr;
-  } else {
-    struct alignas(64) Line {
-      float v[16];
-    };
-    thread_local std::vector<Line> buffer;
-    if (std::int64_t(buffer.size()) * 16 < size) buffer.resize(std::size_t(size + 15) / 16);
-    return buffer.front().v;
-  }
+  else
+    return widening_scratch(size);
 }
 
 /// Rows [row, row + rows) of X widened into `buffer` from its row `slot` on (n floats a row)
