@@ -44,9 +44,11 @@ using perf::random_rows;
 // (their cost is the ranks' synchronisation).
 bool cpu_clock = false;
 
+double cpu_seconds() { return perf::process_cpu_seconds() / double(ExecSpace().concurrency()); }
+
 double now_seconds() {
   return cpu_clock
-             ? perf::process_cpu_seconds() / double(ExecSpace().concurrency())
+             ? cpu_seconds()
              : std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
                    .count();
 }
@@ -191,10 +193,11 @@ double allreduce_seconds(comm::Communicator& c, std::size_t bytes, int calls) {
 // column and `batch`-row batches (4096 steps an epoch) in the given precision preset: what a
 // step costs beside its kernels (planning, the stepper's host to device copies, timers, the
 // communicator call) and, from two batch sizes, what each row costs the loop. Over `comm`
-// (default: this rank alone) and in `decomposition` (default column).
+// (default: this rank alone) and in `decomposition` (default column); in CPU time when `cpu`
+// (default: --clock).
 double loop_step_seconds(const std::string& solver, int batch, const std::string& preset,
-                         MPI_Comm comm = MPI_COMM_SELF,
-                         const std::string& decomposition = "column") {
+                         MPI_Comm comm = MPI_COMM_SELF, const std::string& decomposition = "column",
+                         bool cpu = cpu_clock) {
   const auto deck = [&](int epochs) {
     return parse_deck(
         "run: {seed: 1}\n"
@@ -213,15 +216,15 @@ double loop_step_seconds(const std::string& solver, int batch, const std::string
   comm::MpiCommunicator self(comm);
   const auto timed = [&](const Config& c) {  // seconds of the FOM window (wall), its steps
     std::ostringstream out, err;
-    const double t0 = now_seconds();
+    const double t0 = cpu ? cpu_seconds() : 0;
     const RunOutcome o = run(c, self, out, err);
-    return std::make_pair(cpu_clock ? now_seconds() - t0 : o.result.fom_seconds,
-                          double(cpu_clock ? o.result.iterations : o.result.fom_iterations));
+    return std::make_pair(cpu ? cpu_seconds() - t0 : o.result.fom_seconds,
+                          double(cpu ? o.result.iterations : o.result.fom_iterations));
   };
   const Config one = deck(1), five = deck(5);
   std::vector<double> runs;
   for (int r = 0; r < 3; ++r) {
-    if (!cpu_clock) {
+    if (!cpu) {
       const auto [t, n] = timed(five);
       runs.push_back(t / std::max(n, 1.0));
     } else {  // the whole run's CPU time: the difference of two lengths leaves the steps
@@ -239,11 +242,11 @@ double loop_step_seconds(const std::string& solver, int batch, const std::string
 // the others between steps; AllReduces timed back to back or after synthetic work came out 1-6x
 // off the steps on this machine, quiet or loaded.
 double loop_latency_seconds(int P) {
-  const bool cpu = cpu_clock;  // a collective's cost is wall time
-  cpu_clock = false;
-  const double together = loop_step_seconds("method: sgd", P, "fp32", MPI_COMM_WORLD, "row");
-  const double alone = loop_step_seconds("method: sgd", 1, "fp32", MPI_COMM_SELF, "row");
-  cpu_clock = cpu;
+  // (wall time whatever --clock says: a collective's cost is the ranks' synchronisation)
+  const double together =
+      loop_step_seconds("method: sgd", P, "fp32", MPI_COMM_WORLD, "row", /*cpu=*/false);
+  const double alone =
+      loop_step_seconds("method: sgd", 1, "fp32", MPI_COMM_SELF, "row", /*cpu=*/false);
   double extra = std::max(together - alone, 1e-9);
   MPI_Allreduce(MPI_IN_PLACE, &extra, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return extra / (2.0 * comm::ceil_log2(P));

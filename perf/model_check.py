@@ -32,18 +32,13 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "studies"))
-from minisgd_runs import ROOT, calibrate, predict, run_report  # noqa: E402
+from minisgd_runs import (ROOT, calibrate, least_in_rounds, predict, run_report,  # noqa: E402
+                          step_seconds)
 
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 DEFAULT_DECKS = ["higgs-sgd-fp32", "higgs-casgd-mixed", "susy-sgd-fp32", "susy-casgd-mixed",
                  "epsilon-sgd-fp32", "epsilon-casgd-mixed", "synth-sgd-fp32",
                  "synth-casgd-mixed", "poisson-synth-sgd-fp32", "poisson-synth-casgd-mixed"]
-
-
-def step_seconds(build, deck, P, sets, tmp):
-    """Wall seconds per step of one run (FOM window), and its report."""
-    r = run_report(build, deck, P, sets, os.path.join(tmp, "r.json"), invalid_ok=True)
-    return r["result"]["fom_time_s"] / max(r["result"]["fom_iterations"], 1), r
 
 
 def step_cpu_seconds(build, deck, P, sets, tmp):
@@ -93,13 +88,9 @@ def main():
             load = os.getloadavg()[0]
             print(f"P={P}: calibrated at {at} ranks, load {load:.1f}", flush=True)
             runs = list(cases(a, P, networks))
-            best, reports = [float("inf")] * len(runs), [None] * len(runs)
-            for _ in range(a.repeats):  # rounds over every case: a slow spell hits them alike
-                for k, (name, s, net, sets) in enumerate(runs):
-                    deck = os.path.join(PAPER, name + ".yaml")
-                    t, reports[k] = (step_cpu_seconds if a.clock == "cpu" else step_seconds)(
-                        a.build, deck, P, sets, tmp)
-                    best[k] = min(best[k], t)
+            timed = step_cpu_seconds if a.clock == "cpu" else step_seconds
+            best, reports = least_in_rounds(runs, a.repeats, lambda run: timed(
+                a.build, os.path.join(PAPER, run[0] + ".yaml"), P, run[3], tmp))
             for k, (name, s, net, sets) in enumerate(runs):
                 measured = best[k]
                 predicted = predict(a.build, os.path.join(PAPER, name + ".yaml"), machine, P,

@@ -22,14 +22,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "studies"))
-from minisgd_runs import ROOT, calibrate, run_report  # noqa: E402
+from minisgd_runs import ROOT, calibrate, run_report, seconds_per_step  # noqa: E402
 
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
-
-
-def step_s(report):
-    r = report["result"]
-    return r["fom_time_s"] / max(r["fom_iterations"], 1)
 
 
 def main():
@@ -68,7 +63,7 @@ def main():
                     for rep in range(a.repeats):  # interleaved: drift hits every s alike
                         order = candidates if rep % 2 == 0 else candidates[::-1]
                         for s in order:
-                            times[s].append(step_s(run_report(
+                            times[s].append(seconds_per_step(run_report(
                                 a.build, deck, P, sets + [f"solver.s={s}"],
                                 os.path.join(tmp, "sweep.json"))))
                     measured = {s: statistics.median(t) for s, t in times.items()}

@@ -24,17 +24,11 @@ import os
 import sys
 import tempfile
 
-from minisgd_runs import ROOT, calibrate, machine_file, predict, run_report
+from minisgd_runs import ROOT, calibrate, least_in_rounds, machine_file, predict, step_seconds
 
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 PROBLEMS = ["higgs", "susy", "epsilon", "synth", "poisson-synth"]
 GPU_MACHINES = ["perlmutter-a100-slingshot", "h100-infiniband"]
-
-
-def step_seconds(build, deck, P, sets, tmp):
-    """FOM-window seconds per step of one run, and its report."""
-    r = run_report(build, deck, P, sets, os.path.join(tmp, "r.json"), invalid_ok=True)
-    return r["result"]["fom_time_s"] / max(r["result"]["fom_iterations"], 1), r
 
 
 def runs_of(a, prob, lat):
@@ -49,9 +43,10 @@ def runs_of(a, prob, lat):
 
 
 def measure(a, prob, lat, times, reports, machine):
-    """One row of the study from its runs: measured, predicted here, projected to the GPUs."""
+    """One row of the study from its runs' least times and reports (keyed as runs_of): measured,
+    predicted here, projected to the GPUs."""
     runs, net = runs_of(a, prob, lat)
-    sgd_s, bf16_s, ca_s = (min(times[k]) for k in ("sgd", "bf16", "ca"))
+    sgd_s, bf16_s, ca_s = (times[k] for k in ("sgd", "bf16", "ca"))
     sgd, bf16, ca = (reports[k] for k in ("sgd", "bf16", "ca"))
     sgd_deck, ca_deck = runs["sgd"][0], runs["ca"][0]
     features = sgd["problem"]["features"]
@@ -122,13 +117,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         machine = a.machine or calibrate(a.build, min(a.ranks, os.cpu_count() or a.ranks), tmp)
         cases = [(prob, lat) for prob in PROBLEMS for lat in a.latency_us]
-        times = {c: {"sgd": [], "bf16": [], "ca": []} for c in cases}
-        reports = {c: {} for c in cases}
-        for _ in range(a.repeats):  # rounds over every case
-            for c in cases:
-                for kind, (deck, sets) in runs_of(a, *c)[0].items():
-                    t, reports[c][kind] = step_seconds(a.build, deck, a.ranks, sets, tmp)
-                    times[c][kind].append(t)
+        jobs = [(c, kind, deck, sets) for c in cases for kind, (deck, sets) in runs_of(a, *c)[0].items()]
+        best, last = least_in_rounds(jobs, a.repeats,
+                                     lambda job: step_seconds(a.build, job[2], a.ranks, job[3], tmp))
+        times, reports = {c: {} for c in cases}, {c: {} for c in cases}
+        for (c, kind, _, _), t, r in zip(jobs, best, last):
+            times[c][kind], reports[c][kind] = t, r
         for prob, lat in cases:
             r = measure(a, prob, lat, times[(prob, lat)], reports[(prob, lat)], machine)
             rows.append(r)

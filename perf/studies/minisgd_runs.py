@@ -40,6 +40,31 @@ def run_report(build, deck, P, sets, report, invalid_ok=False, env=None):
         return json.load(f)
 
 
+def seconds_per_step(report):
+    """Wall seconds per step in a report's FOM window."""
+    r = report["result"]
+    return r["fom_time_s"] / max(r["fom_iterations"], 1)
+
+
+def step_seconds(build, deck, P, sets, folder):
+    """One timing run (an INVALID verdict is fine): its seconds per step, and its report."""
+    r = run_report(build, deck, P, sets, os.path.join(folder, "r.json"), invalid_ok=True)
+    return seconds_per_step(r), r
+
+
+def least_in_rounds(jobs, repeats, run):
+    """run(job) -> (seconds, report) for every job, `repeats` rounds over all of them; the least
+    seconds of each job and its last report. Rounds rather than back-to-back repeats: a slow
+    spell of the host then hits different jobs, not every repeat of one; the least is the
+    statistic perf/calibrate keeps (the machine's speed when each rank has its core)."""
+    best, reports = [float("inf")] * len(jobs), [None] * len(jobs)
+    for _ in range(repeats):
+        for k, job in enumerate(jobs):
+            t, reports[k] = run(job)
+            best[k] = min(best[k], t)
+    return best, reports
+
+
 def predict(build, deck, machine_file, P, features, sets=()):
     """perf/predict's JSON for a deck on a machine file."""
     out = subprocess.run([os.path.join(build, "perf", "predict"), deck, machine_file, "--ranks",

@@ -341,6 +341,10 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   knee_alone.replace(knee_alone.find("bandwidth_GBps: 5}"), 18,
                      "bandwidth_GBps: 5, large_from_MB: 2}");
   refused(knee_alone, "network.large_GBps: missing");
+  std::string rate_alone = good;
+  rate_alone.replace(rate_alone.find("bandwidth_GBps: 5}"), 18,
+                     "bandwidth_GBps: 5, large_GBps: 1.5}");
+  refused(rate_alone, "network.large_from_MB: missing");
   std::string no_host = good;
   no_host.replace(no_host.find("host:"), 0, "#");
   refused(no_host, "host: expected a map of keys");

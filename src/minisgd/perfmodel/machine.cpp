@@ -96,9 +96,11 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.switch_s = m.cores > 0 ? host.number("switch_us", 1e-6) : host.optional("switch_us", 1e-6, 0);
   m.latency_s = network.number("latency_us", 1e-6);
   m.network_Bps = network.number("bandwidth_GBps", 1e9);
+  // The knee takes both keys: either one alone is refused as the other's absence.
   m.large_from_bytes = network.optional("large_from_MB", 1e6, 0);
-  m.large_Bps = m.large_from_bytes > 0 ? network.number("large_GBps", 1e9)
-                                       : network.optional("large_GBps", 1e9, 0);
+  m.large_Bps = network.optional("large_GBps", 1e9, 0);
+  if (m.large_Bps > 0) m.large_from_bytes = network.number("large_from_MB", 1e6);
+  if (m.large_from_bytes > 0) m.large_Bps = network.number("large_GBps", 1e9);
   memory.finish();
   kernels.finish();
   host.finish();
