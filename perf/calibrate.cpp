@@ -6,8 +6,8 @@
 // per packed entry; the recurrence and the widening of bf16 rows from CA-SGD's own kernels);
 // the host's share of a step and CA-SGD's cost per row from minisgd's own training loop on a
 // problem too small for its kernels to matter; the node's cores and a context switch; α from the
-// same loop over every rank against each rank alone, β from the training communicator's
-// AllReduce at 1 MiB with every rank taking part.
+// same loop over every rank against each rank alone; the cost of a collective's bytes from the
+// training communicator's AllReduce at 1 KiB to 16 MiB with every rank taking part (β at 1 MiB).
 #include <mpi.h>
 
 #include <unistd.h>
@@ -329,11 +329,14 @@ perfmodel::Machine kernel_figures() {
 }
 
 void print_machine(const perfmodel::Machine& m, int P) {
-  char knee[96] = "";
-  if (m.large_from_bytes > 0)
-    std::snprintf(knee, sizeof knee, ",\n          large_from_MB: %.4g, large_GBps: %.4g",
-                  m.large_from_bytes * 1e-6, m.large_Bps * 1e-9);
-  const std::string large = knee;
+  std::string curve;  // network.transfer_us, four pairs a line
+  for (std::size_t i = 0; i < m.transfer.size(); ++i) {
+    char pair[64];
+    std::snprintf(pair, sizeof pair, "%s[%.0f, %.4g]", i % 4 ? ", " : (i ? ",\n    " : "\n    "),
+                  m.transfer[i].first, m.transfer[i].second * 1e6);
+    curve += pair;
+  }
+  const std::string transfer = curve.empty() ? "" : ",\n  transfer_us: [" + curve + "]";
   std::printf(
       "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
       "name: %s\n"
@@ -356,7 +359,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
       m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
       std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
       std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.sleep_overshoot_s * 1e6, 1e-3), m.cores,
-      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9, large.c_str(),
+      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9, transfer.c_str(),
       P > 1 ? "" : "  # not measured at one rank: placeholders");
 }
 
@@ -375,24 +378,33 @@ int main(int argc, char** argv) {
       else
         name = argv[i];
     }
-    // Network: α from the training loop (loop_latency_seconds), β from an AllReduce of 1 MiB
-    // (CA-SGD's packed message at s = 16 on the paper decks is 0.5 MB), and the bandwidth of
-    // the bytes beyond 1 MiB from 16 MiB (s = 64 sends 8 MB): on one node the copies leave the
-    // caches there and ran at half the rate here.
-    double alpha = 1e-6, beta_Bps = 10e9, large_from = 0, large_Bps = 0;
+    // Network: α from the training loop (loop_latency_seconds); what a collective's bytes cost
+    // beyond it from AllReduces of 1 KiB to 16 MiB less one of 8 B, by bytes per rank (the
+    // MPI library's protocols change with the size: on this node a 25 KB AllReduce cost 4x
+    // what 1 MiB's rate predicts, and 16 MiB ran at a third of it); β from 1 MiB.
+    // The sizes are timed in rounds and each keeps its least: a slow spell of this VM (the same
+    // 1 MiB AllReduce took 125 and 580-715 us in calibrations seconds apart) then spoils one
+    // round, not the curve.
+    double alpha = 1e-6, beta_Bps = 10e9;
+    std::vector<std::pair<double, double>> transfer;
     if (P > 1) {
       const double share = 2.0 * (P - 1) / P;  // of the payload, per rank
-      const double small = allreduce_seconds(world, 8, 400);
-      const double mid_bytes = 1 << 20, big_bytes = 1 << 24;
-      const double mid = allreduce_seconds(world, std::size_t(mid_bytes), 20);
-      const double big = allreduce_seconds(world, std::size_t(big_bytes), 4);
-      alpha = loop_latency_seconds(P);
-      beta_Bps = share * mid_bytes / std::max(mid - small, 1e-9);
-      const double beyond = share * (big_bytes - mid_bytes) / std::max(big - mid, 1e-9);
-      if (beyond < 0.9 * beta_Bps) {
-        large_from = share * mid_bytes;
-        large_Bps = beyond;
+      std::vector<double> least(8, 1e30);
+      for (int round = 0; round < 3; ++round) {
+        const double small = allreduce_seconds(world, 8, 400);
+        for (int i = 0; i < 8; ++i) {
+          const std::size_t payload = std::size_t(1) << (10 + 2 * i);  // 1 KiB .. 16 MiB
+          const int calls = std::clamp(int((std::size_t(64) << 20) / payload), 4, 200);
+          least[i] = std::min(least[i], allreduce_seconds(world, payload, calls) - small);
+        }
       }
+      for (int i = 0; i < 8; ++i) {
+        double t = std::max(least[i], 0.0);
+        if (!transfer.empty()) t = std::max(t, transfer.back().second);  // noise, not a gain
+        transfer.emplace_back(share * double(std::size_t(1) << (10 + 2 * i)), t);
+      }
+      beta_Bps = transfer[5].first / std::max(transfer[5].second, 1e-9);  // 1 MiB
+      alpha = loop_latency_seconds(P);
     }
     world.barrier();
     perfmodel::Machine m = kernel_figures();
@@ -410,8 +422,7 @@ int main(int argc, char** argv) {
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;
-    m.large_from_bytes = large_from;
-    m.large_Bps = large_Bps;
+    m.transfer = transfer;
     m.name = name;
     if (world.rank() == 0) print_machine(m, P);
   }

@@ -263,24 +263,27 @@ TEST(StepModel, BestStepsFollowTheLatency) {
   EXPECT_EQ(perfmodel::best_s(column(2, 256, 2000, 1), m), 1);
 }
 
-// On one node the bytes of a collective beyond the caches move slower (network.large_*): the
-// bytes up to the knee at bandwidth_GBps, the rest at large_GBps.
-TEST(StepModel, BytesBeyondTheKneeMoveAtTheLargeBandwidth) {
+// On one node a collective's bytes cost what calibrate measured at neighbouring sizes
+// (network.transfer_us): linear between the points, in proportion below the first, at the last
+// segment's rate beyond the last.
+TEST(StepModel, BytesCostTheMeasuredTransferCurve) {
   Machine m = machine();  // 10 GB/s
-  const Workload w = column(2, 32, 2000, 64);
-  const perfmodel::StepTime flat = predict_step(w, m);
-  m.large_from_bytes = 1e6;
-  m.large_Bps = 2.5e9;
-  const perfmodel::StepTime knee = predict_step(w, m);
-  // At P = 2 a rank sends the whole payload once per outer step (2(P-1)/P = 1), 64 steps.
-  const double sent = flat.bytes * 64;
-  ASSERT_GT(sent, 1e6);
-  const double expected = (1e6 / 10e9 + (sent - 1e6) / 2.5e9) / 64;
-  EXPECT_NEAR(knee.bandwidth_s, expected, 1e-12);
-  EXPECT_DOUBLE_EQ(knee.compute_s, flat.compute_s);
-  // A message under the knee is unchanged.
-  EXPECT_DOUBLE_EQ(predict_step(column(2, 32, 2000, 1), m).bandwidth_s,
-                   predict_step(column(2, 32, 2000, 1), machine()).bandwidth_s);
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(1e6), 1e-4);  // no curve: bytes over the bandwidth
+  m.transfer = {{1e3, 1e-6}, {1e4, 4e-6}, {1e5, 10e-6}};
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(500), 0.5e-6);
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(1e3), 1e-6);
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(5.5e3), 2.5e-6);
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(1e4), 4e-6);
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(5.5e4), 7e-6);
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(1.9e5), 16e-6);
+  // The step charges its collective's bytes per rank by the curve: CA-SGD at P = 2 sends its
+  // whole packed message once per outer step (2(P-1)/P = 1).
+  const Workload w = column(2, 32, 2000, 4);
+  const double sent = predict_step(w, machine()).bytes * 4;
+  ASSERT_GT(sent, 1e4);
+  ASSERT_LT(sent, 1e5);
+  EXPECT_NEAR(predict_step(w, m).bandwidth_s, (4e-6 + (sent - 1e4) * 6e-6 / 9e4) / 4, 1e-15);
+  EXPECT_DOUBLE_EQ(predict_step(w, m).compute_s, predict_step(w, machine()).compute_s);
 }
 
 TEST(MachineFile, ParsesAndRefusesWithTheLine) {
@@ -330,21 +333,23 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   std::string negative = good;
   negative.replace(negative.find("latency_us: 2"), 13, "latency_us: -2");
   refused(negative, "network.latency_us: must be > 0");
-  std::string knee = good;
-  knee.replace(knee.find("bandwidth_GBps: 5}"), 18,
-               "bandwidth_GBps: 5, large_from_MB: 2, large_GBps: 1.5}");
-  const Machine k = perfmodel::parse_machine(knee, "m.yaml");
-  EXPECT_DOUBLE_EQ(k.large_from_bytes, 2e6);
-  EXPECT_DOUBLE_EQ(k.large_Bps, 1.5e9);
-  EXPECT_EQ(m.large_from_bytes, 0);  // absent: no knee
-  std::string knee_alone = good;
-  knee_alone.replace(knee_alone.find("bandwidth_GBps: 5}"), 18,
-                     "bandwidth_GBps: 5, large_from_MB: 2}");
-  refused(knee_alone, "network.large_GBps: missing");
-  std::string rate_alone = good;
-  rate_alone.replace(rate_alone.find("bandwidth_GBps: 5}"), 18,
-                     "bandwidth_GBps: 5, large_GBps: 1.5}");
-  refused(rate_alone, "network.large_from_MB: missing");
+  EXPECT_TRUE(m.transfer.empty());  // absent: bytes over bandwidth_GBps
+  const auto with_curve = [&](const std::string& curve) {
+    std::string text = good;
+    text.replace(text.find("bandwidth_GBps: 5}"), 18, "bandwidth_GBps: 5,\n  transfer_us: " + curve + "}");
+    return text;
+  };
+  const Machine c = perfmodel::parse_machine(with_curve("[[1024, 0.5], [4096, 2]]"), "m.yaml");
+  ASSERT_EQ(c.transfer.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.transfer[1].first, 4096);
+  EXPECT_DOUBLE_EQ(c.transfer[1].second, 2e-6);
+  refused(with_curve("[[1024, 0.5], [1024, 2]]"),
+          "m.yaml:9: network.transfer_us: bytes must increase and us must not decrease");
+  refused(with_curve("[[1024, 0.5], [4096, 0.2]]"), "us must not decrease");
+  refused(with_curve("[[1024, 0.5, 3]]"), "m.yaml:9: network.transfer_us: expected a [bytes, us] pair");
+  refused(with_curve("[[1024, fast]]"), "expected a [bytes, us] pair of numbers");
+  refused(with_curve("[[0, 1]]"), "bytes must be > 0");
+  refused(with_curve("7"), "network.transfer_us: expected a list of [bytes, us] pairs");
   std::string no_host = good;
   no_host.replace(no_host.find("host:"), 0, "#");
   refused(no_host, "host: expected a map of keys");

@@ -37,6 +37,33 @@ class Section {
     if (!(x > 0)) fail(v, name_ + "." + key + ": must be > 0");
     return x * scale;
   }
+  // An optional list of [bytes, µs] pairs, bytes increasing, µs non-decreasing, returned as
+  // (bytes, seconds); empty when absent.
+  std::vector<std::pair<double, double>> curve(const std::string& key) {
+    read_.insert(key);
+    const YAML::Node v = node_[key];
+    std::vector<std::pair<double, double>> out;
+    if (!v) return out;
+    const std::string what = name_ + "." + key;
+    if (!v.IsSequence() || v.size() == 0)
+      fail(v, what + ": expected a list of [bytes, us] pairs");
+    for (const YAML::Node& p : v) {
+      const std::string pair = what + ": expected a [bytes, us] pair of numbers";
+      if (!p.IsSequence() || p.size() != 2) fail(p, pair);
+      double bytes = 0, us = 0;
+      try {
+        bytes = p[0].as<double>();
+        us = p[1].as<double>();
+      } catch (const YAML::Exception&) {
+        fail(p, pair);
+      }
+      if (!(bytes > 0) || !(us >= 0)) fail(p, what + ": bytes must be > 0 and us >= 0");
+      if (!out.empty() && !(bytes > out.back().first && us * 1e-6 >= out.back().second))
+        fail(p, what + ": bytes must increase and us must not decrease");
+      out.emplace_back(bytes, us * 1e-6);
+    }
+    return out;
+  }
   void finish() const {
     for (const auto& kv : node_)
       if (!read_.count(kv.first.as<std::string>()))
@@ -96,16 +123,23 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.switch_s = m.cores > 0 ? host.number("switch_us", 1e-6) : host.optional("switch_us", 1e-6, 0);
   m.latency_s = network.number("latency_us", 1e-6);
   m.network_Bps = network.number("bandwidth_GBps", 1e9);
-  // The knee takes both keys: either one alone is refused as the other's absence.
-  m.large_from_bytes = network.optional("large_from_MB", 1e6, 0);
-  m.large_Bps = network.optional("large_GBps", 1e9, 0);
-  if (m.large_Bps > 0) m.large_from_bytes = network.number("large_from_MB", 1e6);
-  if (m.large_from_bytes > 0) m.large_Bps = network.number("large_GBps", 1e9);
+  m.transfer = network.curve("transfer_us");
   memory.finish();
   kernels.finish();
   host.finish();
   network.finish();
   return m;
+}
+
+double Machine::transfer_seconds(double bytes) const {
+  if (transfer.empty()) return bytes / network_Bps;
+  const auto& t = transfer;
+  if (bytes <= t.front().first) return t.front().second * bytes / t.front().first;
+  std::size_t i = 1;  // the segment [t[i-1], t[i]] holding bytes, or the last one
+  while (i + 1 < t.size() && bytes > t[i].first) ++i;
+  if (t.size() == 1) return t[0].second * bytes / t[0].first;
+  const double slope = (t[i].second - t[i - 1].second) / (t[i].first - t[i - 1].first);
+  return t[i - 1].second + slope * (bytes - t[i - 1].first);
 }
 
 Machine load_machine(const std::string& path) {

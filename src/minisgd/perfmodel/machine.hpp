@@ -3,6 +3,8 @@
 // bandwidth and kernel rates (γ), the network's latency and bandwidth (α, β). Read from a YAML
 // file under perf/machines/; `perf/calibrate` writes one for the machine it runs on.
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace minisgd::perfmodel {
 
@@ -33,18 +35,18 @@ struct Machine {
   // out waits for one context switch (`switch_s`).
   double cores = 0;
   double switch_s = 0;
-  // Network, per rank: one message costs latency_s + bytes / network_Bps; on a node whose
-  // "network" is memory, the bytes of a collective beyond `large_from_bytes` per rank no longer
-  // fit the caches and move at `large_Bps` (0: no such knee).
+  // Network, per rank: one message costs latency_s + bytes / network_Bps. On one node, where
+  // the "network" is memory and the MPI library changes protocol with a message's size (copies
+  // through a shared buffer, then a handshake and a single copy, then copies that leave the
+  // caches), calibrate measures instead what a collective call's bytes per rank cost beyond
+  // its latency at sizes from 1 KiB to 16 MiB (`transfer`: bytes, seconds; empty: no curve).
   double latency_s = 0;
   double network_Bps = 0;
-  double large_from_bytes = 0;
-  double large_Bps = 0;
-  /// Seconds to move `bytes` per rank at the bandwidths above.
-  double transfer_seconds(double bytes) const {
-    if (large_from_bytes <= 0 || bytes <= large_from_bytes) return bytes / network_Bps;
-    return large_from_bytes / network_Bps + (bytes - large_from_bytes) / large_Bps;
-  }
+  std::vector<std::pair<double, double>> transfer;
+  /// Seconds to move `bytes` per rank in one collective call: bytes / network_Bps, or the
+  /// measured curve (linear between its points, in proportion below the first, at the last
+  /// segment's rate beyond the last).
+  double transfer_seconds(double bytes) const;
 };
 
 /// Parses a machine description; `origin` names it in errors (file:line: key: problem).
