@@ -352,14 +352,15 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  ca_row_ns: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, sleep_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
-      "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s}%s\n",
+      "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
       m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, m.gemm_fp64_Fps * 1e-9,
       m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9, std::max(m.gram_entry_s * 1e9, 1e-3),
       m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
       std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
       std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.sleep_overshoot_s * 1e6, 1e-3), m.cores,
-      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9, transfer.c_str(),
+      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
+      P > 1 ? (", ranks: " + std::to_string(P)).c_str() : "", transfer.c_str(),
       P > 1 ? "" : "  # not measured at one rank: placeholders");
 }
 

@@ -21,8 +21,9 @@ out comm.emulate's sleeps and the time a rank is descheduled, and counts MPI's p
 solver.epochs of every run (the decks' own 1-2 epochs give FOM windows of a few ms here; the
 verdict of a run with other epochs is ignored). The machine's load average is recorded with
 each rank count's calibration: on a shared machine the calibration and the runs must see the
-same load. For P beyond the node's cores it calibrates at P = cores (the model prices the
-sharing from host.cores and host.switch_us).
+same load. For P beyond the node's cores it takes the kernels and the host from a calibration at
+P = cores (the model prices the sharing of the local work from host.cores) and the network from
+one at P.
 """
 import argparse
 import json
@@ -50,6 +51,17 @@ def step_cpu_seconds(build, deck, P, sets, tmp):
     r = run_report(build, deck, P, sets, os.path.join(tmp, "r.json"), invalid_ok=True, env=env)
     cpu = max(float(open(f"{log}.{q}").read()) for q in range(P))
     return cpu / max(r["result"]["fom_iterations"], 1), r
+
+
+def network_from(machine, other):
+    """The machine file `machine` with the network section of `other` (a file calibrated at
+    more ranks); returns the path of the result."""
+    with open(machine) as f, open(other) as g:
+        own, theirs = f.read(), g.read()
+    out = other[:-len(".yaml")] + "-network.yaml"
+    with open(out, "w") as f:
+        f.write(own[:own.index("\nnetwork:")] + theirs[theirs.index("\nnetwork:"):])
+    return out
 
 
 def cases(a, P, networks):
@@ -81,12 +93,16 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for P in a.ranks:
-            # Beyond the node's cores the model prices the sharing itself (host.cores): the
-            # machine file of P = cores serves, nothing is calibrated with ranks sharing cores.
+            # Beyond the node's cores the model prices the sharing of the local work itself
+            # (host.cores): the kernels and the host come from a calibration at P = cores; the
+            # network from one at P, whose collectives wait for ranks switched out as the runs'
+            # do.
             at = min(P, os.cpu_count() or P)
             machine = calibrate(a.build, at, tmp, a.clock)
+            if at < P:
+                machine = network_from(machine, calibrate(a.build, P, tmp, a.clock))
             load = os.getloadavg()[0]
-            print(f"P={P}: calibrated at {at} ranks, load {load:.1f}", flush=True)
+            print(f"P={P}: calibrated at {at} ranks (network at {P}), load {load:.1f}", flush=True)
             runs = list(cases(a, P, networks))
             timed = step_cpu_seconds if a.clock == "cpu" else step_seconds
             best, reports = least_in_rounds(runs, a.repeats, lambda run: timed(

@@ -232,6 +232,13 @@ TEST(StepModel, RanksBeyondTheCoresShareThem) {
     const auto twice = predict_step(w, m);
     EXPECT_NEAR(twice.compute_s, 2 * alone.compute_s, 1e-15) << s;
     EXPECT_NEAR(twice.latency_s - alone.latency_s, alone.messages * 0.5 * 3e-6, 1e-15) << s;
+    // A network calibrated with the 4 ranks on the node has the waits in its α already.
+    m.network_ranks = 4;
+    const auto measured_so = predict_step(w, m);
+    EXPECT_DOUBLE_EQ(measured_so.latency_s, alone.latency_s) << s;
+    EXPECT_NEAR(measured_so.compute_s, 2 * alone.compute_s, 1e-15) << s;
+    m.network_ranks = 2;
+    EXPECT_DOUBLE_EQ(predict_step(w, m).latency_s, twice.latency_s) << s;
   }
 }
 
@@ -334,12 +341,15 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   negative.replace(negative.find("latency_us: 2"), 13, "latency_us: -2");
   refused(negative, "network.latency_us: must be > 0");
   EXPECT_TRUE(m.transfer.empty());  // absent: bytes over bandwidth_GBps
+  EXPECT_EQ(m.network_ranks, 0);
   const auto with_curve = [&](const std::string& curve) {
     std::string text = good;
     text.replace(text.find("bandwidth_GBps: 5}"), 18, "bandwidth_GBps: 5,\n  transfer_us: " + curve + "}");
     return text;
   };
-  const Machine c = perfmodel::parse_machine(with_curve("[[1024, 0.5], [4096, 2]]"), "m.yaml");
+  const Machine c =
+      perfmodel::parse_machine(with_curve("[[1024, 0.5], [4096, 2]], ranks: 3"), "m.yaml");
+  EXPECT_EQ(c.network_ranks, 3);
   ASSERT_EQ(c.transfer.size(), 2u);
   EXPECT_DOUBLE_EQ(c.transfer[1].first, 4096);
   EXPECT_DOUBLE_EQ(c.transfer[1].second, 2e-6);

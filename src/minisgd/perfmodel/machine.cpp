@@ -124,6 +124,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.latency_s = network.number("latency_us", 1e-6);
   m.network_Bps = network.number("bandwidth_GBps", 1e9);
   m.transfer = network.curve("transfer_us");
+  m.network_ranks = network.optional("ranks", 1, 0);
   memory.finish();
   kernels.finish();
   host.finish();

@@ -43,6 +43,9 @@ struct Machine {
   double latency_s = 0;
   double network_Bps = 0;
   std::vector<std::pair<double, double>> transfer;
+  // The rank count of one node the network figures were measured at (0: not measured so):
+  // from `cores` ranks on, their α and curve already hold the waits for switched-out ranks.
+  double network_ranks = 0;
   /// Seconds to move `bytes` per rank in one collective call: bytes / network_Bps, or the
   /// measured curve (linear between its points, in proportion below the first, at the last
   /// segment's rate beyond the last).

@@ -185,12 +185,13 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
 // More ranks than the node's cores: they take turns on them, and since every step waits for
 // all ranks, the step runs at the pace of a core holding ⌈P/cores⌉ of them (not P/cores: the
 // work of the ranks on other cores cannot move to it within a step); a message finds its
-// receiver switched out with probability 1 − cores/P, waiting one context switch for it.
+// receiver switched out with probability 1 − cores/P, waiting one context switch for it
+// (unless the network was calibrated with at least P ranks on the node: its α has the waits).
 StepTime shared_cores(StepTime t, const Workload& w, const Machine& m) {
   const double P = w.ranks;
   if (m.cores <= 0 || P <= m.cores) return t;
   t.compute_s *= std::ceil(P / m.cores);
-  t.latency_s += t.messages * (1 - m.cores / P) * m.switch_s;
+  if (m.network_ranks < P) t.latency_s += t.messages * (1 - m.cores / P) * m.switch_s;
   return t;
 }
 
