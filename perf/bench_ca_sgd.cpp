@@ -8,6 +8,7 @@
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
 #include "minisgd/precision/plan.hpp"
 #include "support/ceilings.hpp"
+#include "support/fixtures.hpp"
 
 namespace {
 
@@ -21,9 +22,9 @@ struct Batches {
   Matrix<S> X;
   Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace> first;
   Batches(std::int64_t s, std::int64_t b, std::int64_t n)
-      : X("X",
-          kmax<std::int64_t>(4 * s * b, (std::int64_t(1) << 27) / (n * std::int64_t(sizeof(S)))),
-          n),
+      : X(perf::stream_matrix<S>(
+            "X", kmax<std::int64_t>(4 * s * b, (std::int64_t(1) << 27) / (n * std::int64_t(sizeof(S)))),
+            n)),
         first("first", std::int64_t(X.extent(0)) / (s * b), s) {
     Kokkos::deep_copy(X, precision::convert<S>(0.01));
     auto h = Kokkos::create_mirror_view(first);

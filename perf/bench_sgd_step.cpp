@@ -14,6 +14,7 @@
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
 #include "support/ceilings.hpp"
+#include "support/fixtures.hpp"
 
 namespace {
 
@@ -24,7 +25,7 @@ void BM_SgdStep(benchmark::State& state) {
   const std::int64_t b = state.range(0), d = state.range(1);
   // At least 256 MiB of X in fp32 rows, so an epoch's sweep does not sit in cache.
   const std::int64_t batches = kmax<std::int64_t>(4, (std::int64_t(1) << 28) / (b * d * 4));
-  Matrix<S> X("X", batches * b, d);
+  const Matrix<S> X = perf::stream_matrix<S>("X", batches * b, d);  // every value set below
   Vector<double> y("y", batches * b);
   Kokkos::parallel_for(
       "bench::fill", Kokkos::RangePolicy<ExecSpace>(0, batches * b),

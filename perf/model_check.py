@@ -102,7 +102,8 @@ def main():
             if at < P:
                 machine = network_from(machine, calibrate(a.build, P, tmp, a.clock))
             load = os.getloadavg()[0]
-            print(f"P={P}: calibrated at {at} ranks (network at {P}), load {load:.1f}", flush=True)
+            print(f"P={P}: calibrated at {at} ranks{f' (network at {P})' if at < P else ''}, "
+                  f"load {load:.1f}", flush=True)
             runs = list(cases(a, P, networks))
             timed = step_cpu_seconds if a.clock == "cpu" else step_seconds
             best, reports = least_in_rounds(runs, a.repeats, lambda run: timed(

@@ -4,6 +4,11 @@
 
 namespace minisgd::perf {
 
+/// Whether the benchmarks' streamed data and the triad live in huge pages, as the training
+/// share does (core/huge_pages.hpp): yes unless MINISGD_BENCH_SMALL_PAGES is set, to measure
+/// what the huge pages bring.
+bool bench_huge_pages();
+
 /// Sustained memory bandwidth (bytes/s) of a Kokkos triad a = b + s·c over arrays much larger
 /// than the caches, best of several repetitions. Measured once, on first use.
 double triad_bandwidth();

@@ -135,6 +135,7 @@ TEST(StepModel, ABatchThatFitsInTheCacheIsReadOnce) {
   for (const int s : {0, 1, 4}) {
     Workload w = column(1, std::int64_t(b), std::int64_t(d), s);
     const double rows = b * std::max(s, 1);
+    m.cache_bytes = b * b * s * (s - 1) / 2 * 4;  // the packed Gram fits (below), the batch not
     const double memory = predict_step(w, m).compute_s;
     m.cache_bytes = rows * d * S;  // exactly fits
     EXPECT_NEAR(memory - predict_step(w, m).compute_s, rows * d * S / rate / std::max(s, 1), 1e-15)
@@ -268,6 +269,20 @@ TEST(StepModel, BestStepsFollowTheLatency) {
   m.latency_s = 1e-12;
   m.network_Bps = 1e15;
   EXPECT_EQ(perfmodel::best_s(column(2, 256, 2000, 1), m), 1);
+}
+
+// The recurrence reads the packed Gram (E = b²s(s−1)/2 entries of the wire type) back: free
+// while it fits the cache, streamed from memory once it outgrows it.
+TEST(StepModel, AGramBeyondTheCacheIsReadFromMemory) {
+  Machine roomy = machine(), tight = machine();
+  roomy.cache_bytes = 1e9;
+  tight.cache_bytes = 1e6;
+  const Workload small = column(1, 32, 28, 4);  // E = 6144 entries, 24.6 KB
+  EXPECT_DOUBLE_EQ(predict_step(small, tight).compute_s, predict_step(small, roomy).compute_s);
+  const Workload big = column(1, 32, 28, 64);  // E = 2 064 384 entries, 8.3 MB
+  const double E = 32.0 * 32 * 64 * 63 / 2, bytes = E * 4;
+  EXPECT_NEAR(predict_step(big, tight).compute_s - predict_step(big, roomy).compute_s,
+              bytes / (20e9 * 0.7) / 64, 1e-15);
 }
 
 // On one node a collective's bytes cost what calibrate measured at neighbouring sizes

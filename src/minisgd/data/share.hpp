@@ -7,6 +7,7 @@
 #include <string>
 
 #include "minisgd/comm/communicator.hpp"
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/precision/plan.hpp"
@@ -57,17 +58,18 @@ void ensure_share_fits(const Partition& p, std::size_t element_bytes, const std:
 /// lowest such rank's message (so no rank is left waiting in a later collective).
 void agree_on_error(comm::Communicator& comm, const std::string& error);
 
-/// Allocates this rank's X and y (after ensure_share_fits), zeroed unless the caller writes
-/// every element itself (`zeroed` false saves a pass over the share).
+/// Allocates this rank's X and y (after ensure_share_fits), X in huge pages where the host
+/// offers them on request (core/huge_pages.hpp), zeroed unless the caller writes every element
+/// itself (`zeroed` false saves a pass over the share).
 template <class T>
 void allocate_share(Dataset<T>& ds, bool zeroed = true) {
   const std::int64_t m = ds.part.local_rows(), n = ds.part.local_cols();
+  ds.X = Matrix<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "X"), m, n);
+  ds.y = Vector<double>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y"), m);
+  advise_huge_pages(ds.X);  // before the first touch, which places the pages
   if (zeroed) {
-    ds.X = Matrix<T>("X", m, n);
-    ds.y = Vector<double>("y", m);
-  } else {
-    ds.X = Matrix<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "X"), m, n);
-    ds.y = Vector<double>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y"), m);
+    Kokkos::deep_copy(ds.X, T{});
+    Kokkos::deep_copy(ds.y, 0.0);
   }
 }
 

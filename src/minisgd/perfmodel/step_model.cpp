@@ -169,6 +169,9 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
     L.flops(2 * cross * n, rate);  // the blocks below the diagonal
     L.t.compute_s += cross * m.gram_entry_s;
     L.flops(2 * cross + 4 * sb, m.scalar_Fps);  // the inner recurrence
+    // which reads the packed Gram back: from memory once it outgrows the cache (s = 64 on the
+    // paper decks: 8 MB); its write-back overlaps the Gram's flops
+    L.reread(cross * w.wire_bytes);
     L.launches(3);
   }
   L.allreduce((cross + sb) * w.wire_bytes);  // one packed message [G, r]

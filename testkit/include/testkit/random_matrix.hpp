@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <random>
 
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
@@ -12,7 +13,8 @@ namespace minisgd::testkit {
 /// seed on every machine (std::mt19937), so runs compare on identical inputs.
 template <class T>
 Matrix<T> random_rows(std::int64_t rows, std::int64_t n, unsigned seed = 1) {
-  Matrix<T> Y("Y", rows, n);
+  Matrix<T> Y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Y"), rows, n);
+  advise_huge_pages(Y);  // as the training share is (data/share.hpp); every value is set below
   auto h = Kokkos::create_mirror_view(Y);
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
