@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cstdint>
+#include <type_traits>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -13,6 +15,7 @@
 
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/partition.hpp"
+#include "minisgd/data/share.hpp"
 #include "minisgd/data/raw_data.hpp"
 
 using namespace minisgd;
@@ -209,4 +212,48 @@ TEST(Partition, ColumnsCoverEveryColumnOnce) {
     }
     EXPECT_EQ(next, 17);
   }
+}
+
+namespace {
+
+// kB of the mapping holding `p` that are backed by transparent huge pages (/proc/self/smaps).
+long anon_huge_kb(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find(':') > 8) {
+      inside = at >= begin && at < end;
+    } else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      return std::atol(line.c_str() + std::strlen("AnonHugePages:"));
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+// The share asks for huge pages before its first touch (core/huge_pages.hpp): where the
+// kernel's transparent huge pages are not off, its 16 MiB are backed by them, and it starts
+// zeroed all the same.
+TEST(Share, LivesInHugePagesWhereTheKernelOffersThem) {
+  if constexpr (!std::is_same_v<MemSpace, HostSpace>) GTEST_SKIP() << "device memory";
+  Dataset<float> ds;
+  ds.part = Partition{Decomposition::row, 0, 1, 4096, 1024, 0};
+  allocate_share(ds);
+  const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), ds.X);
+  EXPECT_EQ(h(0, 0), 0.0f);
+  EXPECT_EQ(h(4095, 1023), 0.0f);
+  std::ifstream mode_file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  std::getline(mode_file, mode);
+  if (mode.empty() || mode.find("[never]") != std::string::npos)
+    GTEST_SKIP() << "transparent huge pages are off here: " << mode;
+  // The whole huge pages inside the share: from its first 2 MiB boundary on (the advice splits
+  // the mapping there).
+  const std::uintptr_t huge = std::uintptr_t(2) << 20;
+  const auto inside = (reinterpret_cast<std::uintptr_t>(ds.X.data()) + huge - 1) & ~(huge - 1);
+  EXPECT_GE(anon_huge_kb(reinterpret_cast<const void*>(inside)), 2048) << "THP mode: " << mode;
 }
