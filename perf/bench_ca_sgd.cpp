@@ -23,7 +23,8 @@ struct Batches {
   Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace> first;
   Batches(std::int64_t s, std::int64_t b, std::int64_t n)
       : X(perf::stream_matrix<S>(
-            "X", kmax<std::int64_t>(4 * s * b, (std::int64_t(1) << 27) / (n * std::int64_t(sizeof(S)))),
+            "X",
+            kmax<std::int64_t>(4 * s * b, (std::int64_t(1) << 27) / (n * std::int64_t(sizeof(S)))),
             n)),
         first("first", std::int64_t(X.extent(0)) / (s * b), s) {
     Kokkos::deep_copy(X, precision::convert<S>(0.01));

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <string>
 #include <ctime>
+#include <string>
 
 #include "minisgd/core/huge_pages.hpp"
 #include "minisgd/core/kokkos.hpp"

@@ -3,20 +3,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cstdint>
-#include <type_traits>
 #include <fstream>
 #include <numeric>
 #include <random>
 #include <set>
+#include <type_traits>
 
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/partition.hpp"
-#include "minisgd/data/share.hpp"
 #include "minisgd/data/raw_data.hpp"
+#include "minisgd/data/share.hpp"
 
 using namespace minisgd;
 

@@ -289,7 +289,7 @@ TEST(StepModel, AGramBeyondTheCacheIsReadFromMemory) {
 // (network.transfer_us): linear between the points, in proportion below the first, at the last
 // segment's rate beyond the last.
 TEST(StepModel, BytesCostTheMeasuredTransferCurve) {
-  Machine m = machine();  // 10 GB/s
+  Machine m = machine();                            // 10 GB/s
   EXPECT_DOUBLE_EQ(m.transfer_seconds(1e6), 1e-4);  // no curve: bytes over the bandwidth
   m.transfer = {{1e3, 1e-6}, {1e4, 4e-6}, {1e5, 10e-6}};
   EXPECT_DOUBLE_EQ(m.transfer_seconds(500), 0.5e-6);
@@ -359,7 +359,8 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   EXPECT_EQ(m.network_ranks, 0);
   const auto with_curve = [&](const std::string& curve) {
     std::string text = good;
-    text.replace(text.find("bandwidth_GBps: 5}"), 18, "bandwidth_GBps: 5,\n  transfer_us: " + curve + "}");
+    text.replace(text.find("bandwidth_GBps: 5}"), 18,
+                 "bandwidth_GBps: 5,\n  transfer_us: " + curve + "}");
     return text;
   };
   const Machine c =
@@ -371,7 +372,8 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   refused(with_curve("[[1024, 0.5], [1024, 2]]"),
           "m.yaml:9: network.transfer_us: bytes must increase and us must not decrease");
   refused(with_curve("[[1024, 0.5], [4096, 0.2]]"), "us must not decrease");
-  refused(with_curve("[[1024, 0.5, 3]]"), "m.yaml:9: network.transfer_us: expected a [bytes, us] pair");
+  refused(with_curve("[[1024, 0.5, 3]]"),
+          "m.yaml:9: network.transfer_us: expected a [bytes, us] pair");
   refused(with_curve("[[1024, fast]]"), "expected a [bytes, us] pair of numbers");
   refused(with_curve("[[0, 1]]"), "bytes must be > 0");
   refused(with_curve("7"), "network.transfer_us: expected a list of [bytes, us] pairs");

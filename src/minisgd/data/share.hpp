@@ -7,8 +7,8 @@
 #include <string>
 
 #include "minisgd/comm/communicator.hpp"
-#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/config/config.hpp"
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/precision/plan.hpp"
 

@@ -45,8 +45,7 @@ class Section {
     std::vector<std::pair<double, double>> out;
     if (!v) return out;
     const std::string what = name_ + "." + key;
-    if (!v.IsSequence() || v.size() == 0)
-      fail(v, what + ": expected a list of [bytes, us] pairs");
+    if (!v.IsSequence() || v.size() == 0) fail(v, what + ": expected a list of [bytes, us] pairs");
     for (const YAML::Node& p : v) {
       const std::string pair = what + ": expected a [bytes, us] pair of numbers";
       if (!p.IsSequence() || p.size() != 2) fail(p, pair);
