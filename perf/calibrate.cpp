@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "minisgd/app/run.hpp"
@@ -188,32 +187,6 @@ double allreduce_seconds(comm::Communicator& c, std::size_t bytes, int calls) {
   }
   if (sink < 0) std::puts("");
   return *std::min_element(blocks.begin(), blocks.end());
-}
-
-// What a step under comm.emulate waits beyond the sleep it asked for, as training meets it:
-// every rank sleeps, then all meet in a collective, so a step waits for the latest wake-up of
-// the ranks, not one rank's (here, P = 2: 27-37 us in three calibrations, and a P = 2 SGD step
-// under a 20 us emulated latency measured 52-59 us where one rank's overshoot predicted 43-48).
-// Blocks of 100 {20 us sleep, 8 B AllReduce} less the AllReduces alone and the sleeps asked;
-// the median of five blocks. The caller has set the thread's timer slack as the emulator does.
-double collective_sleep_overshoot(comm::Communicator& c) {
-  const double asked = 20e-6;
-  double v = 1;
-  const auto block = [&](bool sleep) {
-    c.barrier();
-    const double t0 = MPI_Wtime();
-    for (int k = 0; k < 100; ++k) {
-      if (sleep) std::this_thread::sleep_for(std::chrono::duration<double>(asked));
-      c.allreduce(&v, 1, comm::Op::max);
-    }
-    double t = (MPI_Wtime() - t0) / 100;
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return t;
-  };
-  std::vector<double> over;
-  for (int r = 0; r < 5; ++r) over.push_back(block(true) - block(false) - asked);
-  std::sort(over.begin(), over.end());
-  return over[over.size() / 2];
 }
 
 // Seconds per step of minisgd's training loop, on this rank alone, for a problem of one
@@ -416,29 +389,34 @@ int main(int argc, char** argv) {
     double alpha = 1e-6, beta_Bps = 10e9;
     std::vector<std::pair<double, double>> transfer;
     if (P > 1) {
-      const double share = 2.0 * (P - 1) / P;  // of the payload, per rank
-      std::vector<double> least(8, 1e30);
+      const double share = 2.0 * (P - 1) / P;     // of the payload, per rank
+      for (int log2 = 10; log2 <= 24; log2 += 2)  // payloads of 1 KiB, 4 KiB, .. 16 MiB
+        transfer.emplace_back(share * double(std::size_t(1) << log2), 1e30);
       for (int round = 0; round < 3; ++round) {
         const double small = allreduce_seconds(world, 8, 400);
-        for (int i = 0; i < 8; ++i) {
-          const std::size_t payload = std::size_t(1) << (10 + 2 * i);  // 1 KiB .. 16 MiB
+        for (auto& [bytes, least] : transfer) {
+          const std::size_t payload = std::size_t(std::llround(bytes / share));
           const int calls = std::clamp(int((std::size_t(64) << 20) / payload), 4, 200);
-          least[i] = std::min(least[i], allreduce_seconds(world, payload, calls) - small);
+          least = std::min(least, allreduce_seconds(world, payload, calls) - small);
         }
       }
-      for (int i = 0; i < 8; ++i) {
-        double t = std::max(least[i], 0.0);
-        if (!transfer.empty()) t = std::max(t, transfer.back().second);  // noise, not a gain
-        transfer.emplace_back(share * double(std::size_t(1) << (10 + 2 * i)), t);
-      }
+      for (std::size_t i = 0; i < transfer.size(); ++i)  // a point below its predecessor: noise
+        transfer[i].second = std::max(transfer[i].second, i ? transfer[i - 1].second : 0.0);
       beta_Bps = transfer[5].first / std::max(transfer[5].second, 1e-9);  // 1 MiB
       alpha = loop_latency_seconds(P);
     }
     world.barrier();
     perfmodel::Machine m = kernel_figures();
     host_costs(m);
-    m.sleep_overshoot_s = std::max(perf::sleep_overshoot_seconds(), 1e-12);  // sets the slack
-    if (P > 1) m.sleep_overshoot_s = std::max(collective_sleep_overshoot(world), 1e-12);
+    // At P > 1 as a step under comm.emulate meets it: every rank sleeps, then all meet in a
+    // collective, so a step waits for the latest wake-up of the ranks, not one rank's (a P = 2
+    // SGD step under a 20 us emulated latency measured 52-59 us where one rank's overshoot
+    // predicted 43-48).
+    double one = 1;
+    comm::Communicator& ranks = world;
+    const auto meet = [&] { ranks.allreduce(&one, 1, comm::Op::max); };
+    m.sleep_overshoot_s = std::max(
+        P > 1 ? perf::sleep_overshoot_seconds(meet) : perf::sleep_overshoot_seconds(), 1e-12);
     m.cores = perf::node_cores();
     m.switch_s = std::max(perf::context_switch_seconds(), 1e-12);
     // The slowest rank: least rates, largest costs.

@@ -24,22 +24,20 @@ def mpirun(P, *args, ok=(0,), env=None):
 
 def calibrate(build, P, folder, clock="wall", tries=3):
     """perf/calibrate at P ranks (kernels on the `clock` given), written as a machine file in
-    folder; returns its path. The fastest of `tries` calibrations: at P > 1 by their 1 MiB
-    AllReduce, at one rank by their triad. On this VM a process is fast or slow for its whole
+    folder; returns its path. The fastest of `tries` calibrations: at P > 1 by their network
+    bandwidth (the 1 MiB AllReduce's rate), at one rank by their triad. On this VM a process is fast or slow for its whole
     life (the same 1 MiB AllReduce took 125 and 580-715 us in calibrations seconds apart; HIGGS
     SGD at one rank 1.2-1.4 or 1.8-2.0 us a step), and the runs' times are the least of several
     processes too."""
-    def slowness(text):
-        if P > 1:
-            curve = re.findall(r"\[([0-9.e+]+), ([0-9.e+]+)\]", text.partition("transfer_us:")[2])
-            return float(curve[5][1])
-        return -float(re.search(r"memory: \{bandwidth_GBps: ([0-9.e+]+)", text).group(1))
+    def bandwidth(text):
+        section = "network" if P > 1 else "memory"
+        return float(re.search(section + r": \{[^}]*?bandwidth_GBps: ([0-9.e+]+)", text).group(1))
 
     texts = [mpirun(P, os.path.join(build, "perf", "calibrate"), f"this-np{P}", "--clock", clock)
              for _ in range(tries)]
     machine = os.path.join(folder, f"this-np{P}.yaml")
     with open(machine, "w") as f:
-        f.write(min(texts, key=slowness))
+        f.write(max(texts, key=bandwidth))
     return machine
 
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 #ifdef __linux__
@@ -74,17 +75,21 @@ double context_switch_seconds() {
   return median(blocks);
 }
 
-double sleep_overshoot_seconds() {
+double sleep_overshoot_seconds(const std::function<void()>& meet) {
 #ifdef __linux__
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 #endif
   const double asked = 20e-6;
-  std::vector<double> blocks;
-  for (int r = 0; r < 5; ++r) {
+  const auto block = [&](bool sleep) {  // seconds per {sleep, meet}
     const double t0 = seconds_now();
-    for (int k = 0; k < 100; ++k) std::this_thread::sleep_for(std::chrono::duration<double>(asked));
-    blocks.push_back((seconds_now() - t0) / 100 - asked);
-  }
+    for (int k = 0; k < 100; ++k) {
+      if (sleep) std::this_thread::sleep_for(std::chrono::duration<double>(asked));
+      if (meet) meet();
+    }
+    return (seconds_now() - t0) / 100;
+  };
+  std::vector<double> blocks;
+  for (int r = 0; r < 5; ++r) blocks.push_back(block(true) - (meet ? block(false) : 0.0) - asked);
   return median(blocks);
 }
 

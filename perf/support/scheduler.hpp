@@ -2,6 +2,7 @@
 // What the operating system's scheduler costs a rank (perf/calibrate, docs/performance_model.md):
 // the cores ranks can share, a context switch between two runnable processes on one core, and
 // how much longer than asked a short sleep lasts.
+#include <functional>
 
 namespace minisgd::perf {
 
@@ -14,7 +15,9 @@ int node_cores();
 double context_switch_seconds();
 
 /// How much longer than asked a 20 µs sleep lasts, with the timer slack comm.emulate sets
-/// (the median of five blocks of 100).
-double sleep_overshoot_seconds();
+/// (the median of five blocks of 100). With `meet` (the ranks meeting in a collective after
+/// each sleep, as a step under comm.emulate does) the wait for the latest wake-up of the ranks,
+/// the blocks of `meet` alone subtracted.
+double sleep_overshoot_seconds(const std::function<void()>& meet = {});
 
 }  // namespace minisgd::perf

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "minisgd/core/errors.hpp"
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/data/partition.hpp"
 #include "minisgd/data/raw_data.hpp"
 #include "minisgd/data/share.hpp"
@@ -253,7 +254,7 @@ TEST(Share, LivesInHugePagesWhereTheKernelOffersThem) {
     GTEST_SKIP() << "transparent huge pages are off here: " << mode;
   // The whole huge pages inside the share: from its first 2 MiB boundary on (the advice splits
   // the mapping there).
-  const std::uintptr_t huge = std::uintptr_t(2) << 20;
+  const std::uintptr_t huge = kHugePageBytes;
   const auto inside = (reinterpret_cast<std::uintptr_t>(ds.X.data()) + huge - 1) & ~(huge - 1);
   EXPECT_GE(anon_huge_kb(reinterpret_cast<const void*>(inside)), 2048) << "THP mode: " << mode;
 }

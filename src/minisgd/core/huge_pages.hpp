@@ -12,6 +12,9 @@
 
 namespace minisgd {
 
+/// The huge page the advice asks for (x86-64 and AArch64 with 4 KiB base pages).
+inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
+
 /// Asks the kernel to back the whole 2 MiB pages inside [p, p + bytes) with huge pages
 /// (Linux madvise; elsewhere, or when refused, nothing changes). Effective for memory not
 /// yet touched.

@@ -134,10 +134,9 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
 double Machine::transfer_seconds(double bytes) const {
   if (transfer.empty()) return bytes / network_Bps;
   const auto& t = transfer;
-  if (bytes <= t.front().first) return t.front().second * bytes / t.front().first;
+  if (bytes <= t.front().first || t.size() == 1) return t.front().second * bytes / t.front().first;
   std::size_t i = 1;  // the segment [t[i-1], t[i]] holding bytes, or the last one
   while (i + 1 < t.size() && bytes > t[i].first) ++i;
-  if (t.size() == 1) return t[0].second * bytes / t[0].first;
   const double slope = (t[i].second - t[i - 1].second) / (t[i].first - t[i - 1].first);
   return t[i - 1].second + slope * (bytes - t[i - 1].first);
 }
