@@ -40,6 +40,16 @@ set(MINISGD_GPU_SOURCES minisgd/app/capabilities.cpp)
 
 if(MINISGD_HAVE_CUDA)
   target_compile_definitions(minisgd_gpu INTERFACE MINISGD_HAVE_CUDA)
+  # No multiply-add contraction in device code, as on the host (ISO C++ mode: GCC and Clang do
+  # not contract; MinisgdArch says -ffp-contract=off outright). nvcc fuses a*b + c by default,
+  # which skips a rounding the emulated formats count on and makes device results differ in
+  # the last bit from the host's for the same order of operations (seen on an H200: the LoCo
+  # error feedback and the CA-SGD gradient product against their host models).
+  if(Kokkos_CXX_COMPILER_ID STREQUAL "NVIDIA")
+    target_compile_options(minisgd_gpu INTERFACE -fmad=false)
+  elseif(Kokkos_CXX_COMPILER_ID STREQUAL "Clang")
+    target_compile_options(minisgd_gpu INTERFACE -ffp-contract=off)
+  endif()
   if(TARGET CUDA::cudart)
     target_link_libraries(minisgd_gpu INTERFACE CUDA::cudart)
   endif()

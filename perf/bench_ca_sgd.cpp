@@ -55,6 +55,7 @@ void stream(benchmark::State& state, double bytes, F&& kernel) {
   state.counters["GB/s"] = total / wall * 1e-9;
   state.counters["of_triad"] = total / wall / triad.wall;
   state.counters["of_triad_cpu"] = total / cpu * double(ExecSpace().concurrency()) / triad.cpu;
+  state.counters["of_copy"] = total / wall / perf::copy_bandwidth();
 }
 
 template <class S, class A>

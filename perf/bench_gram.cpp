@@ -1,8 +1,9 @@
 // The Gram of one CA-SGD outer step: the packed strictly block-lower part of Y·Yᵀ for s
 // batches of b rows over the rank's n columns, b²·s(s−1)/2·n multiply-adds. Each path is
 // reported in GF/s of those useful flops, beside one sgemm of the whole sb × sb Gram on the
-// same shape (twice the flops) and beside this process's measured large-GEMM ceilings
-// (fp32 through KokkosBlas, bf16 through oneDNN when available).
+// same shape (twice the flops) and beside this process's measured large-GEMM ceilings: on the
+// host fp32 through KokkosBlas and bf16 through oneDNN when available; on a GPU with cuBLAS
+// an 8192³ sgemm and an 8192³ bf16 → fp32 GEMM on Tensor Cores (the card's practical peaks).
 #include <benchmark/benchmark.h>
 
 #include <KokkosBlas3_gemm.hpp>
@@ -13,6 +14,9 @@
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/precision/storage_types.hpp"
 #include "support/fixtures.hpp"
+#ifdef MINISGD_HAVE_CUBLAS
+#include "minisgd/kernels/gram/cublas_kokkos.hpp"
+#endif
 
 namespace {
 
@@ -20,8 +24,28 @@ using namespace minisgd;
 using perf::random_rows;
 using precision::bf16;
 
-/// Best of five: an m × m × m fp32 GEMM through KokkosBlas (host BLAS), in flop/s.
+#ifdef MINISGD_HAVE_CUBLAS
+/// Best of five: an m × m × m cuBLAS GEMM with inputs In and fp32 results, in flop/s.
+template <class In>
+double cublas_gemm_rate(std::int64_t m) {
+  const Matrix<In> A = random_rows<In>(m, m);
+  const Matrix<float> C("C", m, m);
+  gpu::CublasHandle& h = gpu::cublas_handle(Kokkos::Cuda());
+  const auto gemm = [&] {
+    gpu::gemm_abt(h, gpu::gemm_input<In>(), gpu::GemmAccum::fp32, int(m), int(m), int(m), 1.0,
+                  A.data(), int(m), A.data(), int(m), 0.0, C.data(), int(m));
+  };
+  return 2.0 * double(m) * double(m) * double(m) / perf::best_seconds(5, gemm);
+}
+#endif
+
+/// Best of five: an m × m × m fp32 GEMM through KokkosBlas (host BLAS), in flop/s; on a GPU
+/// with cuBLAS an 8192³ sgemm.
 double sgemm_ceiling() {
+#ifdef MINISGD_HAVE_CUBLAS
+  static const double gpu_rate = cublas_gemm_rate<float>(8192);
+  return gpu_rate;
+#endif
   static const double rate = [] {
     const std::int64_t m = 1024;
     const Matrix<float> A = random_rows<float>(m, m), C("C", m, m);
@@ -39,8 +63,13 @@ double sgemm_ceiling() {
 }
 
 /// Best of five: an m × m × m bf16 → fp32 product through oneDNN (block row 1 of a Gram of
-/// two blocks of m rows), in flop/s; 0 without the AVX512-BF16 path.
+/// two blocks of m rows), in flop/s; 0 without the AVX512-BF16 path. On a GPU with cuBLAS an
+/// 8192³ bf16 → fp32 GEMM on Tensor Cores.
 double bf16_ceiling() {
+#ifdef MINISGD_HAVE_CUBLAS
+  static const double gpu_rate = cublas_gemm_rate<bf16>(8192);
+  return gpu_rate;
+#endif
   static const double rate = [] {
     BlockLowerGram gram;
     if (!gram.dnnl_available()) return 0.0;
@@ -66,6 +95,16 @@ void report(benchmark::State& state, double flops, double ceiling) {
   state.counters["ceiling_GF/s"] = ceiling * 1e-9;
 }
 
+/// Whether BlockLowerGram::compute takes cuBLAS for In, Acc here.
+template <class In, class Acc>
+bool gpu_gram() {
+#ifdef MINISGD_HAVE_CUBLAS
+  return gpu::cublas_gram_supported<In, Acc>();
+#else
+  return false;
+#endif
+}
+
 // Args: s, b, n.
 template <class In, class Acc>
 void BM_Gram(benchmark::State& state, GramPath path) {
@@ -75,6 +114,10 @@ void BM_Gram(benchmark::State& state, GramPath path) {
   BlockLowerGram gram;
   if (path == GramPath::dnnl && !gram.dnnl_available()) {
     state.SkipWithError("no AVX512-BF16 path (CPU, build or backend)");
+    return;
+  }
+  if (path == GramPath::cublas && !gpu_gram<In, Acc>()) {
+    state.SkipWithError("no cuBLAS Gram (a CUDA build with cuBLAS and a GPU)");
     return;
   }
   for (auto _ : state) {
@@ -104,6 +147,10 @@ void BM_SgemmWholeGram(benchmark::State& state) {
 // per rank at P = 4), HIGGS (28) and SUSY (18).
 void shapes(benchmark::internal::Benchmark* bm) {
   for (std::int64_t n : {2000, 500, 28, 18}) bm->Args({16, 32, n});
+#ifdef KOKKOS_ENABLE_CUDA
+  // Larger blocks, where a GPU's GEMM can approach its peak (b = 32 keeps it launch bound).
+  for (std::int64_t b : {256, 1024}) bm->Args({16, b, 2000});
+#endif
   // CPU time of the whole process (the BLAS library's threads included): with the sgemm of
   // the same shape beside it, the robust fraction on a shared machine (perf/kernel_table.sh).
   bm->ArgNames({"s", "b", "n"})->UseRealTime()->MeasureProcessCPUTime();
@@ -113,10 +160,12 @@ void BM_GramBlasFp32(benchmark::State& state) { BM_Gram<float, float>(state, Gra
 void BM_GramDnnlBf16(benchmark::State& state) { BM_Gram<bf16, float>(state, GramPath::dnnl); }
 void BM_GramTeamFp32(benchmark::State& state) { BM_Gram<float, float>(state, GramPath::team); }
 void BM_GramTeamBf16(benchmark::State& state) { BM_Gram<bf16, float>(state, GramPath::team); }
+void BM_GramCublasBf16(benchmark::State& state) { BM_Gram<bf16, float>(state, GramPath::cublas); }
 
 BENCHMARK(BM_GramBlasFp32)->Apply(shapes);
 BENCHMARK(BM_SgemmWholeGram)->Apply(shapes);
 BENCHMARK(BM_GramDnnlBf16)->Apply(shapes);
+BENCHMARK(BM_GramCublasBf16)->Apply(shapes);
 BENCHMARK(BM_GramTeamFp32)->Apply(shapes);
 BENCHMARK(BM_GramTeamBf16)->Apply(shapes);
 

@@ -6,7 +6,8 @@
 // and the counters give samples/s, GB/s and both as fractions of the triad measured in this
 // process right after each benchmark (of_roofline = samples/s ÷ roofline samples/s;
 // of_roofline_cpu the same in samples and bytes per second of CPU time, the robust figure
-// on a machine shared with other jobs).
+// on a machine shared with other jobs; of_copy the bytes per second over a large copy's, the
+// ceiling quoted for GPUs).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -60,12 +61,16 @@ void BM_SgdStep(benchmark::State& state) {
   state.counters["GB/s"] = samples / wall * row_bytes * 1e-9;
   state.counters["of_roofline"] = samples / wall / (triad.wall / row_bytes);
   state.counters["of_roofline_cpu"] = samples / cpu * threads / (triad.cpu / row_bytes);
+  state.counters["of_copy"] = samples / wall * row_bytes / perf::copy_bandwidth();
 }
 
 // Shapes of the paper problems' local batches: HIGGS (28), SUSY (18), epsilon (2000) columns.
 void shapes(benchmark::internal::Benchmark* bm) {
   for (std::int64_t d : {18, 28, 2000})
     for (std::int64_t b : {32, 256}) bm->Args({b, d});
+#ifdef KOKKOS_ENABLE_CUDA
+  bm->Args({4096, 2000});  // a batch that fills a GPU: 32 MB of fp32 rows
+#endif
 }
 
 using precision::bf16;

@@ -2,8 +2,9 @@
 # Every hot kernel in one process (perf/bench_kernels), printed as one table: rate (GB/s for
 # the streaming kernels, GF/s for the Gram) and the fraction of the ceiling measured in the
 # same process — STREAM-style triad for the streaming kernels (of_roofline: samples/s over
-# triad bytes/s ÷ bytes per row), sgemm on the same shape for the fp32 Gram, oneDNN's bf16
-# matmul for the bf16 Gram — in wall time and in CPU time (the robust figure when the machine
+# triad bytes/s ÷ bytes per row; on a GPU also the fraction of a large device copy), sgemm on
+# the same shape for the fp32 Gram, a large bf16 matmul (oneDNN on a CPU, an 8192³ cuBLAS GEMM
+# on a GPU) for the bf16 Gram — in wall time and in CPU time (the robust figure when the machine
 # is shared; for the fp32 Gram, CPU time of the whole process against the sgemm's). Writes the
 # table and the raw benchmark output as JSON.
 #
@@ -30,7 +31,7 @@ for ((r = 1; r <= rounds; ++r)); do
   # OpenBLAS tuning variables set for the tests slow the sgemm ceiling down.
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
     OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-${KOKKOS_NUM_THREADS:-1}}" "$build/perf/bench_kernels" \
-    --benchmark_filter="${FILTER:-/256/(28|2000)/|/n:(2000|500|28)/}" --benchmark_min_time="${MIN_TIME:-0.2}" \
+    --benchmark_filter="${FILTER:-/(256|4096)/(28|2000)/|/n:(2000|500|28)/}" --benchmark_min_time="${MIN_TIME:-0.2}" \
     --benchmark_format=json --benchmark_out="$raw/$r.json" --benchmark_out_format=json "$@" > /dev/null
 done
 python3 - "$out" "$raw"/*.json <<'PY'
@@ -39,6 +40,8 @@ raws = [json.load(open(f)) for f in sys.argv[2:]]
 def shape(name):
     m = re.search(r"/s:(\d+)/b:(\d+)/n:(\d+)", name)
     return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+def of_copy(b):  # against a large copy (cudaMemcpy on a GPU): the ceiling quoted for GPUs
+    return "; %.2f of copy" % b["of_copy"] if "of_copy" in b else ""
 def table(by_name):
     rows = []
     for name, b in by_name.items():
@@ -46,11 +49,11 @@ def table(by_name):
         if kernel.startswith("BM_SgdStep"):
             rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
                              rate=b["GB/s"], unit="GB/s", ceiling="roofline (triad)", fraction=b["of_roofline"],
-                             fraction_cpu=b["of_roofline_cpu"], extra="%.3g samples/s" % b["samples/s"]))
+                             fraction_cpu=b["of_roofline_cpu"], extra="%.3g samples/s" % b["samples/s"] + of_copy(b)))
         elif "of_triad" in b:
             rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
                              rate=b["GB/s"], unit="GB/s", ceiling="triad", fraction=b["of_triad"],
-                             fraction_cpu=b["of_triad_cpu"], extra=""))
+                             fraction_cpu=b["of_triad_cpu"], extra=of_copy(b).strip()))
         elif kernel.startswith("BM_Gram") or kernel.startswith("BM_Sgemm"):
             s = shape(name)
             sgemm = by_name.get(re.sub(r"^BM_\w+", "BM_SgemmWholeGram", name))
@@ -71,7 +74,7 @@ def table(by_name):
             cpu_rate = lambda x: x["GF/s"] * x["real_time"] / x["cpu_time"]
             fraction_cpu = cpu_rate(b) / cpu_rate(sgemm) if sgemm and not bf16 else None
             rows.append(dict(kernel=kernel[3:], shape="s:%d/b:%d/n:%d" % s, rate=b["GF/s"], unit="GF/s",
-                             ceiling="bf16 matmul (oneDNN)" if bf16 else "sgemm, same shape", fraction=b["GF/s"] / ceiling,
+                             ceiling="large bf16 GEMM" if bf16 else "sgemm, same shape", fraction=b["GF/s"] / ceiling,
                              fraction_cpu=fraction_cpu, extra=extra))
     return rows
 

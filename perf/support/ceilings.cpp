@@ -19,28 +19,35 @@ double process_cpu_seconds() {
 }
 
 namespace {
-/// Best of `reps` triads a = b + s·c over three arrays of n floats.
-Bandwidth triad(std::int64_t n, int reps) {
-  // In the pages the benchmarks' data are in (fixtures.hpp: huge unless
-  // MINISGD_BENCH_SMALL_PAGES), so that a stream is compared with the ceiling of its own pages.
-  const auto array = [n](const char* label) {
-    Vector<float> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
-    if (bench_huge_pages()) advise_huge_pages(v);
-    Kokkos::deep_copy(v, 0.0f);
-    return v;
-  };
-  const Vector<float> a = array("a"), b = array("b"), c = array("c");
-  Kokkos::deep_copy(b, 1.0f);
-  Kokkos::deep_copy(c, 2.0f);
+
+// Arrays well beyond the last-level cache: a CPU's tens of MiB, a GPU's L2 (up to 60 MB on an
+// H200) with many times over to spare on the GPU, where a triad of 3 × 32 MiB partly hits L2.
+#ifdef KOKKOS_ENABLE_CUDA
+constexpr std::int64_t kOnceFloats = std::int64_t(1) << 26, kNowFloats = std::int64_t(1) << 26;
+#else
+constexpr std::int64_t kOnceFloats = std::int64_t(1) << 25, kNowFloats = std::int64_t(1) << 23;
+#endif
+
+/// An array of n floats set to `value`, in the pages the benchmarks' data are in (fixtures.hpp:
+/// huge unless MINISGD_BENCH_SMALL_PAGES), so that a stream is compared with the ceiling of its
+/// own pages.
+Vector<float> stream_array(const char* label, std::int64_t n, float value) {
+  Vector<float> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
+  if (bench_huge_pages()) advise_huge_pages(v);
+  Kokkos::deep_copy(v, value);
+  return v;
+}
+
+/// Best of `reps` calls of kernel() moving `bytes`, in bytes per second of wall time and of
+/// this process's CPU time (× the threads).
+template <class Kernel>
+Bandwidth best_rate(double bytes, int reps, Kernel&& kernel) {
   Bandwidth best{0, 0};
-  const double bytes = 3.0 * sizeof(float) * double(n);
   for (int rep = 0; rep < reps; ++rep) {
     fence();
     const double cpu0 = process_cpu_seconds();
     Kokkos::Timer t;
-    Kokkos::parallel_for(
-        "triad", Kokkos::RangePolicy<ExecSpace>(0, n),
-        KOKKOS_LAMBDA(const std::int64_t i) { a(i) = b(i) + 0.5f * c(i); });
+    kernel();
     fence();
     const double wall = t.seconds(), cpu = process_cpu_seconds() - cpu0;
     best.wall = std::max(best.wall, bytes / wall);
@@ -48,13 +55,38 @@ Bandwidth triad(std::int64_t n, int reps) {
   }
   return best;
 }
+
+/// Best of `reps` triads a = b + s·c over three arrays of n floats.
+Bandwidth triad(std::int64_t n, int reps) {
+  const Vector<float> a = stream_array("a", n, 0.0f), b = stream_array("b", n, 1.0f),
+                      c = stream_array("c", n, 2.0f);
+  return best_rate(3.0 * sizeof(float) * double(n), reps, [&] {
+    Kokkos::parallel_for(
+        "triad", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) { a(i) = b(i) + 0.5f * c(i); });
+  });
+}
+
 }  // namespace
 
 double triad_bandwidth() {
-  static const double bw = triad(std::int64_t(1) << 25, 5).wall;  // 3 × 128 MiB of floats
+  static const double bw = triad(kOnceFloats, 5).wall;
   return bw;
 }
 
-Bandwidth triad_now() { return triad(std::int64_t(1) << 23, 5); }
+Bandwidth triad_now() { return triad(kNowFloats, 5); }
+
+double copy_bandwidth() {
+  static const double bw = [] {
+    const Vector<float> a = stream_array("a", kOnceFloats, 0.0f),
+                        b = stream_array("b", kOnceFloats, 1.0f);
+    // Twenty: a GPU's clocks may still be rising from idle when this is first called (an H200
+    // gave 0.78 TB/s in one process, 3.6 TB/s in another, with five).
+    return best_rate(2.0 * sizeof(float) * double(kOnceFloats), 20,
+                     [&] { Kokkos::deep_copy(a, b); })
+        .wall;
+  }();
+  return bw;
+}
 
 }  // namespace minisgd::perf

@@ -10,13 +10,19 @@ namespace minisgd::perf {
 bool bench_huge_pages();
 
 /// Sustained memory bandwidth (bytes/s) of a Kokkos triad a = b + s·c over arrays much larger
-/// than the caches, best of several repetitions. Measured once, on first use.
+/// than the caches (3 × 128 MiB; 3 × 256 MiB on a GPU), best of several repetitions. Measured once,
+/// on first use.
 double triad_bandwidth();
 
-/// A triad measured now (3 × 32 MiB, still well beyond the last-level cache), best of five,
-/// in bytes per second of wall time and per second of this process's CPU time. On a machine
-/// shared with other jobs the CPU-time rate is the robust one: a kernel timed the same way
-/// right before it is compared with the bandwidth it could have had while it ran.
+/// Bandwidth (bytes/s, read + written) of a copy between two arrays much larger than the
+/// caches (Kokkos::deep_copy: cudaMemcpy device to device on a GPU), best of several
+/// repetitions. Measured once, on first use.
+double copy_bandwidth();
+
+/// A triad measured now (3 × 32 MiB on a CPU, still well beyond the last-level cache; 3 × 256 MiB
+/// on a GPU), best of five, in bytes per second of wall time and per second of this process's CPU
+/// time. On a machine shared with other jobs the CPU-time rate is the robust one: a kernel timed
+/// the same way right before it is compared with the bandwidth it could have had while it ran.
 struct Bandwidth {
   double wall;
   double cpu;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "testkit/kokkos_tool.hpp"
+
 namespace {
 
 std::vector<bool> window_stack;  // one entry per open region: is it the FOM window?
@@ -23,12 +25,6 @@ double cpu_seconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-int rank_from_environment() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* r = std::getenv(v)) return std::atoi(r);
-  return 0;
-}
-
 }  // namespace
 
 extern "C" {
@@ -37,8 +33,8 @@ void kokkosp_init_library(int, std::uint64_t, std::uint32_t, void*) {}
 
 void kokkosp_finalize_library() {
   const char* base = std::getenv("MINISGD_CPU_LOG");
-  const std::string path =
-      std::string(base ? base : "fom_cpu") + "." + std::to_string(rank_from_environment());
+  const std::string path = std::string(base ? base : "fom_cpu") + "." +
+                           std::to_string(minisgd::testkit::rank_from_environment());
   if (std::FILE* out = std::fopen(path.c_str(), "w")) {
     std::fprintf(out, "%.9g\n", window_cpu);
     std::fclose(out);

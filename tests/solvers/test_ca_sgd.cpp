@@ -103,8 +103,11 @@ TEST(CaSgd, OneAllreducePerOuterStepOfExactlyThePackedSize) {
     EXPECT_EQ(o.report["precision"]["preset"], preset);
     // fp32/fp64: the same-precision library GEMM; bf16 inputs: oneDNN where the CPU has
     // AVX512-BF16 (not asserted: it depends on the machine), else the portable kernel.
+    // CUDA builds with cuBLAS: the automatic engine takes cuBLAS for every one of these pairs.
     const std::string path = o.report["kernels"]["gram"];
-    if (preset == "fp32" || preset == "fp64")
+    if (o.report["build"]["options"].value("cublas", false))
+      EXPECT_EQ(path, "cublas");
+    else if (preset == "fp32" || preset == "fp64")
       EXPECT_EQ(path, "blas");
     else
       EXPECT_TRUE(path == "dnnl" || path == "team") << path;

@@ -7,15 +7,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "testkit/kokkos_tool.hpp"
+
 namespace {
 
 std::FILE* out = nullptr;
-
-int rank_from_environment() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* r = std::getenv(v)) return std::atoi(r);
-  return 0;
-}
 
 void line(const char* what, const char* name) {
   if (out) std::fprintf(out, "%s %s\n", what, name ? name : "");
@@ -27,8 +23,8 @@ extern "C" {
 
 void kokkosp_init_library(int, std::uint64_t, std::uint32_t, void*) {
   const char* base = std::getenv("MINISGD_TOOL_LOG");
-  const std::string path =
-      std::string(base ? base : "kokkos_tool.log") + "." + std::to_string(rank_from_environment());
+  const std::string path = std::string(base ? base : "kokkos_tool.log") + "." +
+                           std::to_string(minisgd::testkit::rank_from_environment());
   out = std::fopen(path.c_str(), "w");
 }
 

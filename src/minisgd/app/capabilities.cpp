@@ -1,8 +1,10 @@
 #include "minisgd/app/capabilities.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #ifdef MINISGD_HAVE_CUDA
@@ -116,19 +118,28 @@ std::string cuda_version(int v) {
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
-/// "535.104.05" from /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel
-/// Module  535.104.05  ..."), "" where there is no such file.
-std::string nvidia_driver_version() {
+/// The installed driver's version, "" where there is no /proc/driver/nvidia/version.
+std::string installed_driver_version() {
   std::ifstream f("/proc/driver/nvidia/version");
-  std::string word, previous;
-  while (f >> word) {
-    if (previous == "Module") return word;
-    previous = word;
-  }
-  return "";
+  std::stringstream text;
+  text << f.rdbuf();
+  return nvidia_driver_version(text.str());
 }
 }  // namespace
 #endif
+
+std::string nvidia_driver_version(const std::string& proc_text) {
+  std::istringstream in(proc_text);
+  std::string word;
+  bool after_module = false;
+  while (in >> word) {
+    if (word == "Module")
+      after_module = true;
+    else if (after_module && std::isdigit(static_cast<unsigned char>(word[0])))
+      return word;
+  }
+  return "";
+}
 
 DeviceInfo current_device() {
   DeviceInfo d;
@@ -146,7 +157,7 @@ DeviceInfo current_device() {
   int v = 0;
   if (cudaDriverGetVersion(&v) == cudaSuccess) d.cuda_driver = cuda_version(v);
   if (cudaRuntimeGetVersion(&v) == cudaSuccess) d.cuda_runtime = cuda_version(v);
-  d.driver = nvidia_driver_version();
+  d.driver = installed_driver_version();
 #endif
   return d;
 }

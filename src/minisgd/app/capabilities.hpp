@@ -50,6 +50,11 @@ std::string cuda_aware_mpi_runtime_reason();
 /// Returns the device chosen, or -1.
 int select_device_by_local_rank(MPI_Comm world, int argc, char** argv);
 
+/// The NVIDIA kernel module's version in the text of /proc/driver/nvidia/version: the first
+/// word after "Module" that starts with a digit ("NVRM version: NVIDIA UNIX x86_64 Kernel Module
+/// 535.104.05 ..." and "... UNIX Open Kernel Module for x86_64  580.159.04 ..."); "" if none.
+std::string nvidia_driver_version(const std::string& proc_text);
+
 /// The GPU this process uses (the current CUDA device), for the report. `model` is empty
 /// without CUDA or without a visible device; a field the machine cannot tell stays empty.
 struct DeviceInfo {

@@ -47,10 +47,12 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
       for (std::int64_t ct = 0; ct * kTile < j * b; ++ct)
         host_items.insert(host_items.end(), {int(j), int(rt), int(ct)});
   const std::int64_t count = std::int64_t(host_items.size()) / 3;
-  Kokkos::View<int* [3], MemSpace> items("minisgd::gram_items", count);
+  // Both LayoutRight, as host_items is laid out: a GPU's default layout is LayoutLeft, and
+  // deep_copy cannot copy between layouts across memory spaces.
+  Kokkos::View<int* [3], Kokkos::LayoutRight, MemSpace> items("minisgd::gram_items", count);
   Kokkos::deep_copy(
-      items, Kokkos::View<const int* [3], HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                 host_items.data(), count));
+      items, Kokkos::View<const int* [3], Kokkos::LayoutRight, HostSpace,
+                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_items.data(), count));
 
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Team = Policy::member_type;
