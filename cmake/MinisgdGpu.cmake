@@ -46,7 +46,7 @@ if(MINISGD_HAVE_CUDA)
   # the last bit from the host's for the same order of operations (seen on an H200: the LoCo
   # error feedback and the CA-SGD gradient product against their host models).
   if(Kokkos_CXX_COMPILER_ID STREQUAL "NVIDIA")
-    target_compile_options(minisgd_gpu INTERFACE -fmad=false)
+    target_compile_options(minisgd_gpu INTERFACE --fmad=false)  # the form every nvcc_wrapper knows
   elseif(Kokkos_CXX_COMPILER_ID STREQUAL "Clang")
     target_compile_options(minisgd_gpu INTERFACE -ffp-contract=off)
   endif()
