@@ -8,7 +8,6 @@
 
 #include <KokkosBlas3_gemm.hpp>
 
-#include <algorithm>
 #include <type_traits>
 
 #include "minisgd/kernels/gram/gram.hpp"
@@ -24,67 +23,56 @@ using namespace minisgd;
 using perf::random_rows;
 using precision::bf16;
 
+/// Flop/s of an m × m × m product timed by f, best of five after a warm-up.
+template <class F>
+double gemm_rate(std::int64_t m, F&& f) {
+  return 2.0 * double(m) * double(m) * double(m) / perf::best_seconds(5, f);
+}
+
 #ifdef MINISGD_HAVE_CUBLAS
-/// Best of five: an m × m × m cuBLAS GEMM with inputs In and fp32 results, in flop/s.
+/// An m × m × m cuBLAS GEMM with inputs In and fp32 results, in flop/s.
 template <class In>
 double cublas_gemm_rate(std::int64_t m) {
   const Matrix<In> A = random_rows<In>(m, m);
   const Matrix<float> C("C", m, m);
   gpu::CublasHandle& h = gpu::cublas_handle(Kokkos::Cuda());
-  const auto gemm = [&] {
+  return gemm_rate(m, [&] {
     gpu::gemm_abt(h, gpu::gemm_input<In>(), gpu::GemmAccum::fp32, int(m), int(m), int(m), 1.0,
                   A.data(), int(m), A.data(), int(m), 0.0, C.data(), int(m));
-  };
-  return 2.0 * double(m) * double(m) * double(m) / perf::best_seconds(5, gemm);
+  });
 }
 #endif
 
-/// Best of five: an m × m × m fp32 GEMM through KokkosBlas (host BLAS), in flop/s; on a GPU
-/// with cuBLAS an 8192³ sgemm.
+/// An m × m × m fp32 GEMM through KokkosBlas (host BLAS), in flop/s; on a GPU with cuBLAS an
+/// 8192³ sgemm.
 double sgemm_ceiling() {
-#ifdef MINISGD_HAVE_CUBLAS
-  static const double gpu_rate = cublas_gemm_rate<float>(8192);
-  return gpu_rate;
-#endif
   static const double rate = [] {
+#ifdef MINISGD_HAVE_CUBLAS
+    return cublas_gemm_rate<float>(8192);
+#else
     const std::int64_t m = 1024;
     const Matrix<float> A = random_rows<float>(m, m), C("C", m, m);
-    double best = 0;
-    for (int rep = 0; rep < 5; ++rep) {
-      fence();
-      Kokkos::Timer t;
-      KokkosBlas::gemm("N", "T", 1.0f, A, A, 0.0f, C);
-      fence();
-      best = std::max(best, 2.0 * m * m * m / t.seconds());
-    }
-    return best;
+    return gemm_rate(m, [&] { KokkosBlas::gemm("N", "T", 1.0f, A, A, 0.0f, C); });
+#endif
   }();
   return rate;
 }
 
-/// Best of five: an m × m × m bf16 → fp32 product through oneDNN (block row 1 of a Gram of
-/// two blocks of m rows), in flop/s; 0 without the AVX512-BF16 path. On a GPU with cuBLAS an
-/// 8192³ bf16 → fp32 GEMM on Tensor Cores.
+/// An m × m × m bf16 → fp32 product through oneDNN (block row 1 of a Gram of two blocks of m
+/// rows), in flop/s; 0 without the AVX512-BF16 path. On a GPU with cuBLAS an 8192³ bf16 → fp32
+/// GEMM on Tensor Cores.
 double bf16_ceiling() {
-#ifdef MINISGD_HAVE_CUBLAS
-  static const double gpu_rate = cublas_gemm_rate<bf16>(8192);
-  return gpu_rate;
-#endif
   static const double rate = [] {
+#ifdef MINISGD_HAVE_CUBLAS
+    return cublas_gemm_rate<bf16>(8192);
+#else
     BlockLowerGram gram;
     if (!gram.dnnl_available()) return 0.0;
     const std::int64_t m = 1024;
     const Matrix<bf16> Y = random_rows<bf16>(2 * m, m);
     const Vector<float> G("G", gram_packed_size(2, m));
-    double best = 0;
-    for (int rep = 0; rep < 5; ++rep) {
-      fence();
-      Kokkos::Timer t;
-      gram.compute(Y, m, G, precision::Rounder{});
-      fence();
-      best = std::max(best, 2.0 * m * m * m / t.seconds());
-    }
-    return best;
+    return gemm_rate(m, [&] { gram.compute(Y, m, G, precision::Rounder{}); });
+#endif
   }();
   return rate;
 }

@@ -28,12 +28,9 @@ constexpr std::int64_t kOnceFloats = std::int64_t(1) << 26, kNowFloats = std::in
 constexpr std::int64_t kOnceFloats = std::int64_t(1) << 25, kNowFloats = std::int64_t(1) << 23;
 #endif
 
-/// An array of n floats set to `value`, in the pages the benchmarks' data are in (fixtures.hpp:
-/// huge unless MINISGD_BENCH_SMALL_PAGES), so that a stream is compared with the ceiling of its
-/// own pages.
+/// An array of n floats set to `value`, in the benchmarks' pages (stream_view).
 Vector<float> stream_array(const char* label, std::int64_t n, float value) {
-  Vector<float> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
-  if (bench_huge_pages()) advise_huge_pages(v);
+  const auto v = stream_view<Vector<float>>(label, n);
   Kokkos::deep_copy(v, value);
   return v;
 }

@@ -1,4 +1,8 @@
 #pragma once
+#include <string>
+
+#include "minisgd/core/huge_pages.hpp"
+#include "minisgd/core/kokkos.hpp"
 // Machine ceilings measured in the benchmark's own process, so every rate can be reported
 // as a fraction of what this machine actually sustains.
 
@@ -8,6 +12,15 @@ namespace minisgd::perf {
 /// share does (core/huge_pages.hpp): yes unless MINISGD_BENCH_SMALL_PAGES is set, to measure
 /// what the huge pages bring.
 bool bench_huge_pages();
+
+/// An uninitialized view a benchmark or a ceiling streams, in the pages of bench_huge_pages(),
+/// so that every stream is compared with the ceiling of its own pages.
+template <class View, class... Extents>
+View stream_view(const char* label, Extents... extents) {
+  View v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), extents...);
+  if (bench_huge_pages()) advise_huge_pages(v);
+  return v;
+}
 
 /// Sustained memory bandwidth (bytes/s) of a Kokkos triad a = b + s·c over arrays much larger
 /// than the caches (3 × 128 MiB; 3 × 256 MiB on a GPU), best of several repetitions. Measured once,

@@ -8,15 +8,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
-#include <vector>
 
 #include "testkit/kokkos_tool.hpp"
 
 namespace {
 
-std::vector<bool> window_stack;  // one entry per open region: is it the FOM window?
+minisgd::testkit::FomWindow window;
 double window_start = 0, window_cpu = 0;
 
 double cpu_seconds() {
@@ -42,15 +40,11 @@ void kokkosp_finalize_library() {
 }
 
 void kokkosp_push_profile_region(const char* name) {
-  const bool window = std::strcmp(name, "minisgd::fom_window") == 0;
-  if (window) window_start = cpu_seconds();
-  window_stack.push_back(window);
+  if (window.push(name)) window_start = cpu_seconds();
 }
 
 void kokkosp_pop_profile_region() {
-  if (window_stack.empty()) return;
-  if (window_stack.back()) window_cpu += cpu_seconds() - window_start;
-  window_stack.pop_back();
+  if (window.pop()) window_cpu += cpu_seconds() - window_start;
 }
 
 }  // extern "C"

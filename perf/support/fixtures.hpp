@@ -2,9 +2,7 @@
 // What the benchmarks and perf/calibrate share: their inputs and how they time a call.
 #include <algorithm>
 #include <cstdint>
-#include <string>
 
-#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "support/ceilings.hpp"
 #include "testkit/random_matrix.hpp"
@@ -16,9 +14,7 @@ using testkit::random_rows;  // identical inputs in tests and benchmarks
 /// An uninitialized matrix a benchmark streams, in the pages of bench_huge_pages().
 template <class S>
 Matrix<S> stream_matrix(const char* label, std::int64_t rows, std::int64_t cols) {
-  Matrix<S> X(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
-  if (bench_huge_pages()) advise_huge_pages(X);
-  return X;
+  return stream_view<Matrix<S>>(label, rows, cols);
 }
 
 /// The shortest of `reps` fenced calls of f, after one warm-up call, in seconds of `now()`.

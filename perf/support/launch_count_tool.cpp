@@ -9,22 +9,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <string>
-#include <vector>
 
 #include "testkit/kokkos_tool.hpp"
 
 namespace {
 
-std::vector<bool> window_stack;  // one entry per open region: is it the FOM window?
-int open_windows = 0;
+minisgd::testkit::FomWindow window;
 std::uint64_t kernels = 0, deep_copies = 0, fences = 0;
 std::map<std::string, std::uint64_t> by_name, fences_by_name;
 
 void kernel(const char* name) {
-  if (open_windows == 0) return;
+  if (!window.inside()) return;
   ++kernels;
   ++by_name[name];
 }
@@ -56,17 +53,8 @@ void kokkosp_finalize_library() {
   std::fclose(out);
 }
 
-void kokkosp_push_profile_region(const char* name) {
-  const bool window = std::strcmp(name, "minisgd::fom_window") == 0;
-  open_windows += window;
-  window_stack.push_back(window);
-}
-
-void kokkosp_pop_profile_region() {
-  if (window_stack.empty()) return;
-  open_windows -= window_stack.back();
-  window_stack.pop_back();
-}
+void kokkosp_push_profile_region(const char* name) { window.push(name); }
+void kokkosp_pop_profile_region() { window.pop(); }
 
 void kokkosp_begin_parallel_for(const char* name, std::uint32_t, std::uint64_t*) { kernel(name); }
 void kokkosp_end_parallel_for(std::uint64_t) {}
@@ -79,13 +67,13 @@ void kokkosp_end_parallel_scan(std::uint64_t) {}
 
 void kokkosp_begin_deep_copy(SpaceHandle, const char*, const void*, SpaceHandle, const char*,
                              const void*, std::uint64_t) {
-  deep_copies += open_windows > 0;
+  deep_copies += window.inside();
 }
 void kokkosp_end_deep_copy() {}
 
 void kokkosp_begin_fence(const char* name, std::uint32_t, std::uint64_t* handle) {
   *handle = 0;
-  if (open_windows == 0) return;
+  if (!window.inside()) return;
   ++fences;
   ++fences_by_name[name];
 }

@@ -3,6 +3,8 @@
 // plain shared library with no Kokkos or minisgd dependency; include this in one source of it.
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 namespace minisgd::testkit {
 
@@ -12,6 +14,32 @@ inline int rank_from_environment() {
     if (const char* r = std::getenv(v)) return std::atoi(r);
   return 0;
 }
+
+/// Whether the profile regions open now include minisgd's FOM window ("minisgd::fom_window"):
+/// feed it every region push and pop.
+class FomWindow {
+ public:
+  /// A region opened; true when it is the FOM window.
+  bool push(const char* name) {
+    const bool window = std::strcmp(name, "minisgd::fom_window") == 0;
+    open_ += window;
+    stack_.push_back(window);
+    return window;
+  }
+  /// A region closed; true when it was the FOM window.
+  bool pop() {
+    if (stack_.empty()) return false;
+    const bool window = stack_.back();
+    open_ -= window;
+    stack_.pop_back();
+    return window;
+  }
+  bool inside() const { return open_ > 0; }
+
+ private:
+  std::vector<bool> stack_;  // one entry per open region: is it the FOM window?
+  int open_ = 0;
+};
 
 }  // namespace minisgd::testkit
 
