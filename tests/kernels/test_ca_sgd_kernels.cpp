@@ -1,6 +1,7 @@
 // CA-SGD's streaming kernels on host backends bit for bit against plain loops: the partial
 // margins against SGD's scalar margin (sgd_detail::row_dot: 16 partial sums, a fixed tree) for
-// every storage type and every tail length, through both the long-row and the short-row path;
+// every storage type and every tail length, through both the long-row and the short-row path
+// (and, built for AVX-512, SGD's loops that widen bf16 and fp16 in registers);
 // the gradient product against the row-by-row loop (exact, and rounded to bf16 after every
 // operation), through the short-row register path and the long-row path; the gather/cast
 // against cast_nearest element by element, special values included (NaN payloads, infinities,
@@ -123,11 +124,11 @@ TEST(CaSgdKernels, PartialMarginsAreSgdsMarginBitForBit) {
   }
 }
 
-// Widths up to 35 take the register path (exact sums only), longer rows the pass over the sums;
-// rows in order either way.
+// Widths below 48 take the register path (exact sums only; SGD's loops, a batch at a time),
+// longer rows the pass over the sums; rows in order either way.
 TEST(CaSgdKernels, GradientProductIsTheRowByRowLoopBitForBit) {
   const precision::RoundTo<bf16, false> to_bf16{};
-  for (int n : {1, 3, 4, 7, 8, 19, 28, 29, 31, 32, 35, 36, 37, 64, 500})
+  for (int n : {1, 3, 4, 7, 8, 19, 28, 29, 31, 32, 33, 35, 36, 37, 47, 48, 49, 64, 500})
     for (std::int64_t b : {1, 6, 32})
       for (int steps : {1, 3}) {
         check_gradient<float, float>(n, b, steps, precision::Exact{});

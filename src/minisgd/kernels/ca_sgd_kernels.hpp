@@ -201,12 +201,13 @@ inline A lane_dot(const S* KOKKOS_RESTRICT x, const A* KOKKOS_RESTRICT w, int n)
 
 /// z[i] = Σ_c x_i[c]·w[c] for `rows` rows of `stride` elements, all in SGD's margin order, so
 /// CA-SGD at s = 1 sums its margins as SGD does: rows_dot (four rows at once, compile-time
-/// tails) for float and double; narrow storage through lane_dot when long, else widened
+/// tails or AVX-512 masks) where it reads S itself (float, double; bf16 and fp16 widened in
+/// AVX-512 registers); otherwise narrow storage through lane_dot when long, else widened
 /// (exactly) a few rows at a time into a buffer that stays in L1 for rows_dot.
 template <class S, class A>
 inline void margins_of_rows(const S* x, std::int64_t stride, const A* w, int n, std::int64_t rows,
                             A* z) {
-  if constexpr (widened<S>) {
+  if constexpr (!sgd_detail::reads_directly<A, S>) {
     if (n >= kLongRow) {
       for (std::int64_t i = 0; i < rows; ++i) z[i] = lane_dot(x + i * stride, w, n);
       return;
@@ -370,37 +371,10 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
 
 namespace ca_detail {
 
-/// Columns up to which the exact host gradient keeps a block's sums in registers across all
-/// rows (HIGGS' 28 + 1 and SUSY's 18 + 1 fit): a row of such a block is shorter than the loop
-/// overhead of a pass over the sums in memory.
-constexpr int kShortQuads = 8;
-
-template <class F, int... K>
-inline void with_quads_in(int v, F& fn, std::integer_sequence<int, K...>) {
-  ((v == K ? (fn(std::integral_constant<int, K>{}), 0) : 0), ...);
-}
-
-/// sum[0..width) += Σ_q x_q[c]·v(q) in row order, width < 4·(kQuads + 1), kQuads groups of four
-/// sums held in registers and up to three more in `last`.
-template <int kQuads, class S, class A, class RowAt>
-inline void add_short_rows(const RowAt& row_at, const A* v, std::int64_t rows, A* sum, int width) {
-  A acc[kQuads > 0 ? kQuads : 1][4];
-  A last[4] = {};
-  const int rest = width - 4 * kQuads;
-  for (int k = 0; k < kQuads; ++k)
-    for (int l = 0; l < 4; ++l) acc[k][l] = sum[4 * k + l];
-  for (int c = 0; c < rest; ++c) last[c] = sum[4 * kQuads + c];
-  for (std::int64_t q = 0; q < rows; ++q) {
-    const S* const x = row_at(q);
-    const A vq = v[q];
-    for (int k = 0; k < kQuads; ++k)
-      for (int l = 0; l < 4; ++l) acc[k][l] += precision::convert<A>(x[4 * k + l]) * vq;
-    for (int c = 0; c < rest; ++c) last[c] += precision::convert<A>(x[4 * kQuads + c]) * vq;
-  }
-  for (int k = 0; k < kQuads; ++k)
-    for (int l = 0; l < 4; ++l) sum[4 * k + l] = acc[k][l];
-  for (int c = 0; c < rest; ++c) sum[4 * kQuads + c] = last[c];
-}
+/// Blocks narrower than this keep their exact sums in registers across all rows
+/// (sgd_detail::add_rows_narrow, a batch at a time; HIGGS' 28 + 1 and SUSY's 18 + 1 columns):
+/// a row of such a block is shorter than the loop overhead of a pass over the sums in memory.
+constexpr int kShortBlock = 48;
 
 }  // namespace ca_detail
 
@@ -410,13 +384,14 @@ inline void add_short_rows(const RowAt& row_at, const A* v, std::int64_t rows, A
 /// after the other on one thread, read each 8 KiB row of n = 2000 as four 2 KiB pieces on four
 /// passes and ran at a third of the triad bandwidth; four rows per pass over the sums, four
 /// interleaved streams, ran slower than one at n = 500 and 2000, and restrict-qualified
-/// pointers traded n = 500 for n = 2000.) A block narrower than 36
-/// columns keeps its exact sums in registers over all rows. The same additions in the same
-/// order as the device kernel below, for any block size.
+/// pointers traded n = 500 for n = 2000.) A block narrower than kShortBlock columns keeps its
+/// exact sums in registers over all rows, with SGD's loops (bf16 and fp16 widened in AVX-512
+/// registers). The same additions in the same order as the device kernel below, for any
+/// block size.
 template <class S, class A, class Round>
 void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                            const Vector<A>& v, const Round& round, const Vector<A>& g) {
-  const std::int64_t n = g.extent(0), rows = steps * b;
+  const std::int64_t n = g.extent(0), rows = steps * b, stride = X.stride(0);
   const std::int64_t threads = ExecSpace().concurrency();
   const std::int64_t block = kmax<std::int64_t>(16, ((n + threads - 1) / threads + 15) / 16 * 16);
   Kokkos::parallel_for(
@@ -431,13 +406,12 @@ void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int6
         const auto x = [&](std::int64_t q) { return &X(first(q / b) + q % b, c0); };
         for (std::int64_t c = 0; c < width; ++c) sum[c] = A(0);
         if constexpr (std::is_same_v<Round, precision::Exact>) {
-          using ca_detail::kShortQuads;
-          if (width < 4 * (kShortQuads + 1)) {
-            auto add = [&](auto quads) {
-              ca_detail::add_short_rows<decltype(quads)::value, S>(x, vs, nrows, sum, int(width));
-            };
-            return ca_detail::with_quads_in(int(width / 4), add,
-                                            std::make_integer_sequence<int, kShortQuads + 1>{});
+          using ca_detail::kShortBlock;
+          if (width < kShortBlock) {  // a batch's b rows are contiguous in X
+            for (std::int64_t j = 0; j < nrows / b; ++j)
+              sgd_detail::add_rows_narrow<kShortBlock>(x(j * b), stride, vs + j * b, b, sum,
+                                                       int(width));
+            return;
           }
         }
         for (std::int64_t q = 0; q < nrows; ++q) {
