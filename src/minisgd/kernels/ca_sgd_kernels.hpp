@@ -171,10 +171,6 @@ void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
 
 namespace ca_detail {
 
-/// Storage the host margins read widened to float for short rows (bf16, fp16).
-template <class S>
-constexpr bool widened = !std::is_same_v<S, float> && !std::is_same_v<S, double>;
-
 /// Rows of one host margins work item: a batch's rows are contiguous, so rows_dot takes them
 /// four at a time; enough work per item for short rows, s·b/32 items for the threads.
 constexpr std::int64_t kMarginRows = 32;
