@@ -395,17 +395,17 @@ void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int6
       KOKKOS_LAMBDA(const std::int64_t k) {
         const std::int64_t c0 = k * block, width = kmin(block, n - c0);
         A* const sum = g.data() + c0;
-        // (v and rows are named before the constexpr-if: nvcc refuses an extended lambda
-        // whose first use of a captured variable is inside one.)
+        // (v, rows and the row stride are named before the constexpr-if: nvcc refuses an
+        // extended lambda whose first use of a captured variable is inside one.)
         const A* const vs = v.data();
-        const std::int64_t nrows = rows;
+        const std::int64_t nrows = rows, row_stride = stride;
         const auto x = [&](std::int64_t q) { return &X(first(q / b) + q % b, c0); };
         for (std::int64_t c = 0; c < width; ++c) sum[c] = A(0);
         if constexpr (std::is_same_v<Round, precision::Exact>) {
           using ca_detail::kShortBlock;
           if (width < kShortBlock) {  // a batch's b rows are contiguous in X
             for (std::int64_t j = 0; j < nrows / b; ++j)
-              sgd_detail::add_rows_narrow<kShortBlock>(x(j * b), stride, vs + j * b, b, sum,
+              sgd_detail::add_rows_narrow<kShortBlock>(x(j * b), row_stride, vs + j * b, b, sum,
                                                        int(width));
             return;
           }
