@@ -1,10 +1,10 @@
 #pragma once
+// Machine ceilings measured in the benchmark's own process, so every rate can be reported
+// as a fraction of what this machine actually sustains.
 #include <string>
 
 #include "minisgd/core/huge_pages.hpp"
 #include "minisgd/core/kokkos.hpp"
-// Machine ceilings measured in the benchmark's own process, so every rate can be reported
-// as a fraction of what this machine actually sustains.
 
 namespace minisgd::perf {
 
