@@ -350,7 +350,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
       "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  ca_row_ns: %.4g\n"
-      "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, sleep_overshoot_us: %.4g,\n"
+      "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, wait_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
       "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
@@ -358,7 +358,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
       m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9, std::max(m.gram_entry_s * 1e9, 1e-3),
       m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
       std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
-      std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.sleep_overshoot_s * 1e6, 1e-3), m.cores,
+      std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores,
       std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
       P > 1 ? (", ranks: " + std::to_string(P)).c_str() : "", transfer.c_str(),
       P > 1 ? "" : "  # not measured at one rank: placeholders");
@@ -408,15 +408,15 @@ int main(int argc, char** argv) {
     world.barrier();
     perfmodel::Machine m = kernel_figures();
     host_costs(m);
-    // At P > 1 as a step under comm.emulate meets it: every rank sleeps, then all meet in a
-    // collective, so a step waits for the latest wake-up of the ranks, not one rank's (a P = 2
-    // SGD step under a 20 us emulated latency measured 52-59 us where one rank's overshoot
-    // predicted 43-48).
+    // At P > 1 as a step under comm.emulate meets it: every rank waits, then all meet in a
+    // collective, so a step waits for the latest of the ranks, not one rank's (when the wait
+    // was a sleep, a P = 2 SGD step under a 20 us emulated latency measured 52-59 us where one
+    // rank's overshoot predicted 43-48).
     double one = 1;
     comm::Communicator& ranks = world;
     const auto meet = [&] { ranks.allreduce(&one, 1, comm::Op::max); };
-    m.sleep_overshoot_s = std::max(
-        P > 1 ? perf::sleep_overshoot_seconds(meet) : perf::sleep_overshoot_seconds(), 1e-12);
+    m.wait_overshoot_s = std::max(
+        P > 1 ? perf::wait_overshoot_seconds(meet) : perf::wait_overshoot_seconds(), 1e-12);
     m.cores = perf::node_cores();
     m.switch_s = std::max(perf::context_switch_seconds(), 1e-12);
     // The slowest rank: least rates, largest costs.
@@ -425,7 +425,7 @@ int main(int argc, char** argv) {
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     for (double* x :
          {&m.row_s, &m.launch_s, &m.gram_entry_s, &m.decode_s, &m.ca_row_s, &m.sgd_step_host_s,
-          &m.ca_outer_host_s, &m.ca_inner_host_s, &m.sleep_overshoot_s, &m.switch_s})
+          &m.ca_outer_host_s, &m.ca_inner_host_s, &m.wait_overshoot_s, &m.switch_s})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;

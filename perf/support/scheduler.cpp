@@ -8,9 +8,8 @@
 #include <functional>
 #include <thread>
 #include <vector>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
+
+#include "minisgd/comm/emulated_network.hpp"
 
 namespace minisgd::perf {
 
@@ -75,15 +74,12 @@ double context_switch_seconds() {
   return median(blocks);
 }
 
-double sleep_overshoot_seconds(const std::function<void()>& meet) {
-#ifdef __linux__
-  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-#endif
+double wait_overshoot_seconds(const std::function<void()>& meet) {
   const double asked = 20e-6;
-  const auto block = [&](bool sleep) {  // seconds per {sleep, meet}
+  const auto block = [&](bool wait) {  // seconds per {wait, meet}
     const double t0 = seconds_now();
     for (int k = 0; k < 100; ++k) {
-      if (sleep) std::this_thread::sleep_for(std::chrono::duration<double>(asked));
+      if (wait) comm::wait_out(asked);
       if (meet) meet();
     }
     return (seconds_now() - t0) / 100;

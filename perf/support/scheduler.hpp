@@ -1,7 +1,7 @@
 #pragma once
 // What the operating system's scheduler costs a rank (perf/calibrate, docs/performance_model.md):
 // the cores ranks can share, a context switch between two runnable processes on one core, and
-// how much longer than asked a short sleep lasts.
+// how much longer than asked comm.emulate's wait lasts.
 #include <functional>
 
 namespace minisgd::perf {
@@ -14,10 +14,10 @@ int node_cores();
 /// The median of five blocks.
 double context_switch_seconds();
 
-/// How much longer than asked a 20 µs sleep lasts, with the timer slack comm.emulate sets
-/// (the median of five blocks of 100). With `meet` (the ranks meeting in a collective after
-/// each sleep, as a step under comm.emulate does) the wait for the latest wake-up of the ranks,
-/// the blocks of `meet` alone subtracted.
-double sleep_overshoot_seconds(const std::function<void()>& meet = {});
+/// How much longer than asked comm.emulate's wait of 20 µs lasts (comm::wait_out; the median
+/// of five blocks of 100). With `meet` (the ranks meeting in a collective after each wait, as a
+/// step under comm.emulate does) the wait for the latest of the ranks, the blocks of `meet`
+/// alone subtracted.
+double wait_overshoot_seconds(const std::function<void()>& meet = {});
 
 }  // namespace minisgd::perf

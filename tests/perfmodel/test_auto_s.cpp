@@ -26,7 +26,7 @@ std::string machine_file(double latency_us) {
                            "  gemm_fp64_GFps: 20, gemm_fp32_GFps: 40, gemm_bf16_GFps: 80,\n"
                            "  gram_entry_ns: 0.1, scalar_GFps: 2, decode_ns: 0.1, ca_row_ns: 1}\n"
                            "host: {sgd_step_us: 0.001, ca_outer_us: 0.001, ca_inner_us: 0.001,\n"
-                           "  sleep_overshoot_us: 0.001}\n"
+                           "  wait_overshoot_us: 0.001}\n"
                            "network: {latency_us: "
                         << latency_us << ", bandwidth_GBps: 10}\n";
   MPI_Barrier(MPI_COMM_WORLD);

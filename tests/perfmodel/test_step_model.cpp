@@ -101,29 +101,29 @@ TEST(StepModel, EmulatedNetworkAddsItsCostPerCollective) {
   EXPECT_NEAR(emulated.bandwidth_s - plain.bandwidth_s, 2.0 * 2 / 3 * 64 * 4 / 1e9, 1e-15);
 }
 
-// Each emulated wait is one sleep, which lasts the machine's overshoot longer than asked: one
-// per collective call, one per point-to-point message of a merge collective.
-TEST(StepModel, EveryEmulatedSleepOvershoots) {
+// Each emulated wait lasts the machine's overshoot longer than asked: one per collective call,
+// one per point-to-point message of a merge collective.
+TEST(StepModel, EveryEmulatedWaitOvershoots) {
   Machine m = machine();
   Workload w = column(3, 64, 500, 0);
   w.emulated_latency_s = 1e-3;
   w.emulated_Bps = 1e9;
   const double base = predict_step(w, m).latency_s;
-  m.sleep_overshoot_s = 7e-6;
+  m.wait_overshoot_s = 7e-6;
   EXPECT_NEAR(predict_step(w, m).latency_s - base, 7e-6, 1e-15);  // the margins' AllReduce
   Workload row = w;  // cast at P = 3: shifted trees, 2⌈log2 3⌉ = 4 messages
   row.decomposition = Decomposition::row;
   row.compression.method = CompressionMethod::cast;
   const double with = predict_step(row, m).latency_s;
-  m.sleep_overshoot_s = 0;
+  m.wait_overshoot_s = 0;
   const auto plain = predict_step(row, m);
   EXPECT_DOUBLE_EQ(plain.messages, 4);
   EXPECT_NEAR(with - plain.latency_s, 4 * 7e-6, 1e-15);
-  // Without comm.emulate nothing sleeps.
+  // Without comm.emulate nothing waits.
   row.emulated_Bps = 0;
-  m.sleep_overshoot_s = 7e-6;
+  m.wait_overshoot_s = 7e-6;
   const double native = predict_step(row, m).latency_s;
-  m.sleep_overshoot_s = 0;
+  m.wait_overshoot_s = 0;
   EXPECT_DOUBLE_EQ(predict_step(row, m).latency_s, native);
 }
 
@@ -314,7 +314,7 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
       "kernels: {stream_efficiency: 0.5, row_ns: 3, launch_us: 1, gemm_fp64_GFps: 1,\n"
       "          gemm_fp32_GFps: 2, gemm_bf16_GFps: 4, gram_entry_ns: 1, scalar_GFps: 1,\n"
       "          decode_ns: 0.5, ca_row_ns: 7}\n"
-      "host: {sgd_step_us: 1.5, ca_outer_us: 3, ca_inner_us: 0.2, sleep_overshoot_us: 9, cores: 2, "
+      "host: {sgd_step_us: 1.5, ca_outer_us: 3, ca_inner_us: 0.2, wait_overshoot_us: 9, cores: 2, "
       "switch_us: 4}\n"
       "network: {latency_us: 2, bandwidth_GBps: 5}\n";
   const Machine m = perfmodel::parse_machine(good, "m.yaml");
@@ -326,7 +326,7 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   EXPECT_DOUBLE_EQ(m.sgd_step_host_s, 1.5e-6);
   EXPECT_DOUBLE_EQ(m.ca_outer_host_s, 3e-6);
   EXPECT_DOUBLE_EQ(m.ca_inner_host_s, 0.2e-6);
-  EXPECT_DOUBLE_EQ(m.sleep_overshoot_s, 9e-6);
+  EXPECT_DOUBLE_EQ(m.wait_overshoot_s, 9e-6);
   EXPECT_DOUBLE_EQ(m.decode_s, 0.5e-9);
   EXPECT_DOUBLE_EQ(m.ca_row_s, 7e-9);
   EXPECT_DOUBLE_EQ(m.cores, 2);

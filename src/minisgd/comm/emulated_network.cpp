@@ -3,24 +3,24 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 namespace minisgd::comm {
+
+void wait_out(double seconds) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                           std::chrono::duration<double>(seconds));
+  constexpr auto polled = std::chrono::milliseconds(1);  // covers a sleep's overrun
+  if (deadline - clock::now() > 2 * polled) std::this_thread::sleep_until(deadline - polled);
+  while (clock::now() < deadline) std::this_thread::yield();
+}
 
 EmulatedNetwork::EmulatedNetwork(std::unique_ptr<Communicator> inner, double latency_s,
                                  double bytes_per_s)
     : inner_(std::move(inner)),
       latency_s_(latency_s),
       bytes_per_s_(bytes_per_s),
-      log2_p_(std::ceil(std::log2(double(inner_->size())))) {
-#ifdef __linux__
-  // Linux lets a sleep overrun by the thread's timer slack (50 µs by default), as much as the
-  // latencies being modelled; 1 ns makes sleep_for accurate to the scheduler's wake-up time.
-  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-#endif
-}
+      log2_p_(std::ceil(std::log2(double(inner_->size())))) {}
 
 template <class F>
 void EmulatedNetwork::charge(Kind kind, double hops, F&& call) {
@@ -28,8 +28,7 @@ void EmulatedNetwork::charge(Kind kind, double hops, F&& call) {
   call();
   const double bytes = double(inner_->stats()[kind].bytes_sent - before);
   const double cost = inner_->size() > 1 ? hops * latency_s_ + bytes / bytes_per_s_ : 0.0;
-  // Sleeping, not spinning: oversubscribed ranks must not steal each other's cores.
-  if (cost > 0) std::this_thread::sleep_for(std::chrono::duration<double>(cost));
+  if (cost > 0) wait_out(cost);
   delay_[kind].seconds += cost;
   stats_ = inner_->stats();
   for (int k = 0; k < int(Kind::count_); ++k) stats_.kinds[k].seconds += delay_.kinds[k].seconds;

@@ -10,6 +10,12 @@
 
 namespace minisgd::comm {
 
+/// Returns after `seconds`, within a microsecond where the host lets it: it sleeps through all
+/// but the last millisecond, then polls the clock, yielding the core at each poll to any other
+/// runnable rank, as MPI's own polling does when ranks outnumber the cores. A plain sleep
+/// overruns by 15–30 µs on a virtual machine, as much as the latencies being emulated.
+void wait_out(double seconds);
+
 class EmulatedNetwork final : public Communicator {
  public:
   EmulatedNetwork(std::unique_ptr<Communicator> inner, double latency_s, double bytes_per_s);

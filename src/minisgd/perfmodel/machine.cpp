@@ -117,7 +117,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.sgd_step_host_s = host.number("sgd_step_us", 1e-6);
   m.ca_outer_host_s = host.number("ca_outer_us", 1e-6);
   m.ca_inner_host_s = host.number("ca_inner_us", 1e-6);
-  m.sleep_overshoot_s = host.number("sleep_overshoot_us", 1e-6);
+  m.wait_overshoot_s = host.number("wait_overshoot_us", 1e-6);
   m.cores = host.optional("cores", 1, 0);
   m.switch_s = m.cores > 0 ? host.number("switch_us", 1e-6) : host.optional("switch_us", 1e-6, 0);
   m.latency_s = network.number("latency_us", 1e-6);

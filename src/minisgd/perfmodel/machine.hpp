@@ -26,10 +26,10 @@ struct Machine {
   double scalar_Fps = 0;    // small dense work: the CA-SGD recurrence
   // The host's share of a step, beside the kernels: step planning, the stepper's small host to
   // device copies, timers and the communicator call itself (paid at one rank too).
-  double sgd_step_host_s = 0;    // per SGD step
-  double ca_outer_host_s = 0;    // per CA-SGD outer step
-  double ca_inner_host_s = 0;    // per CA-SGD inner step
-  double sleep_overshoot_s = 0;  // how much longer than asked a sleep lasts (comm.emulate)
+  double sgd_step_host_s = 0;   // per SGD step
+  double ca_outer_host_s = 0;   // per CA-SGD outer step
+  double ca_inner_host_s = 0;   // per CA-SGD inner step
+  double wait_overshoot_s = 0;  // how much longer than asked comm.emulate's wait lasts
   // One node whose `cores` every rank shares (0: each rank has a core of its own, as on a
   // cluster): beyond that many ranks they take turns, and a message whose receiver is switched
   // out waits for one context switch (`switch_s`).

@@ -17,20 +17,20 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 // Adds the cost of one collective call moving `bytes` per rank in `messages` messages; the
 // emulated network charges ⌈log2 P⌉·α_e per collective (α_e per point-to-point message) plus
-// the counted bytes over its bandwidth, as comm/emulated_network does, in one sleep per call
-// (`sleeps`), each lasting the machine's sleep overshoot longer than asked.
+// the counted bytes over its bandwidth, as comm/emulated_network does, in one wait per call
+// (`waits`), each lasting the machine's wait overshoot longer than asked.
 struct Ledger {
   const Workload& w;
   const Machine& m;
   StepTime t;
   double log2p() const { return comm::ceil_log2(w.ranks); }
-  void charge(double messages, double bytes, double emulated_hops, double sleeps = 1) {
+  void charge(double messages, double bytes, double emulated_hops, double waits = 1) {
     t.messages += messages;
     t.bytes += bytes;
     t.latency_s += messages * m.latency_s;
     t.bandwidth_s += m.transfer_seconds(bytes);
     if (w.emulated_Bps > 0) {
-      t.latency_s += emulated_hops * w.emulated_latency_s + sleeps * m.sleep_overshoot_s;
+      t.latency_s += emulated_hops * w.emulated_latency_s + waits * m.wait_overshoot_s;
       t.bandwidth_s += bytes / w.emulated_Bps;
     }
   }
@@ -43,7 +43,7 @@ struct Ledger {
   void alltoall(double payload) {
     if (w.ranks > 1) charge(w.ranks - 1, (w.ranks - 1) * payload, log2p());
   }
-  // A merge collective: one point-to-point call (one emulated hop, one sleep) per message.
+  // A merge collective: one point-to-point call (one emulated hop, one wait) per message.
   void merge(comm::MergeShape shape, double count, double elem_bytes) {
     if (w.ranks == 1) return;
     const auto schedule =
