@@ -175,37 +175,22 @@ namespace ca_detail {
 /// four at a time; enough work per item for short rows, s·b/32 items for the threads.
 constexpr std::int64_t kMarginRows = 32;
 
-/// Narrow rows at least this long are summed straight from storage (lane_dot); shorter ones
-/// are widened into a buffer for rows_dot, whose fixed-length tails they need.
+/// Narrow rows at least this long are summed straight from storage by sgd_detail::row_dot,
+/// whose loop the compiler vectorizes with the widening inside; shorter ones are widened into
+/// a buffer for rows_dot, whose fixed-length tails they need.
 constexpr int kLongRow = 64;
-
-/// Σ_c x[c]·w[c] in SGD's margin order (sgd_detail::row_dot: 16 interleaved partial sums, a
-/// fixed tree), in a loop the compiler vectorizes with the narrow storage's widening inside:
-/// long narrow rows stream from memory without a buffer.
-template <class S, class A>
-inline A lane_dot(const S* KOKKOS_RESTRICT x, const A* KOKKOS_RESTRICT w, int n) {
-  constexpr int kLanes = 16;
-  A part[kLanes] = {};
-  int c = 0;
-  for (; c + kLanes <= n; c += kLanes)
-    for (int l = 0; l < kLanes; ++l) part[l] += precision::convert<A>(x[c + l]) * w[c + l];
-  for (int l = 0; c + l < n; ++l) part[l] += precision::convert<A>(x[c + l]) * w[c + l];
-  for (int half = kLanes / 2; half > 0; half /= 2)
-    for (int l = 0; l < half; ++l) part[l] += part[l + half];
-  return part[0];
-}
 
 /// z[i] = Σ_c x_i[c]·w[c] for `rows` rows of `stride` elements, all in SGD's margin order, so
 /// CA-SGD at s = 1 sums its margins as SGD does: rows_dot (four rows at once, compile-time
 /// tails or AVX-512 masks) where it reads S itself (float, double; bf16 and fp16 widened in
-/// AVX-512 registers); otherwise narrow storage through lane_dot when long, else widened
+/// AVX-512 registers); otherwise narrow storage through row_dot when long, else widened
 /// (exactly) a few rows at a time into a buffer that stays in L1 for rows_dot.
 template <class S, class A>
 inline void margins_of_rows(const S* x, std::int64_t stride, const A* w, int n, std::int64_t rows,
                             A* z) {
   if constexpr (!sgd_detail::reads_directly<A, S>) {
     if (n >= kLongRow) {
-      for (std::int64_t i = 0; i < rows; ++i) z[i] = lane_dot(x + i * stride, w, n);
+      for (std::int64_t i = 0; i < rows; ++i) z[i] = sgd_detail::row_dot(x + i * stride, w, n);
       return;
     }
     const std::int64_t piece = kmax<std::int64_t>(4, 2048 / kmax(n, 1) / 4 * 4);
