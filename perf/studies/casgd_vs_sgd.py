@@ -116,6 +116,8 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         machine = a.machine or calibrate(a.build, min(a.ranks, os.cpu_count() or a.ranks), tmp)
+        with open(machine) as f:
+            machine_text = f.read()  # in the JSON: the model here is only as good as this
         cases = [(prob, lat) for prob in PROBLEMS for lat in a.latency_us]
         jobs = [(c, kind, deck, sets) for c in cases for kind, (deck, sets) in runs_of(a, *c)[0].items()]
         best, last = least_in_rounds(jobs, a.repeats,
@@ -136,7 +138,8 @@ def main():
                               for m in GPU_MACHINES for P in a.project_ranks), flush=True)
     os.makedirs(a.out_dir, exist_ok=True)
     with open(os.path.join(a.out_dir, "casgd_vs_sgd.json"), "w") as f:
-        json.dump({"rows": rows, "project_ranks": a.project_ranks, "slack": a.slack}, f, indent=1)
+        json.dump({"rows": rows, "project_ranks": a.project_ranks, "slack": a.slack,
+                   "machine": machine_text}, f, indent=1)
     plot(a, rows, os.path.join(a.out_dir, "casgd_vs_sgd.png"))
     below = sum(not r["ok"] for r in rows)
     print(f"{below} row(s) where the measured speedup is below (1 - {a.slack:g}) x the model's")
