@@ -56,13 +56,14 @@ struct Ledger {
   // The host's bookkeeping of a step (docs/performance_model.md, "What it counts").
   void host(double seconds) { t.compute_s += seconds; }
   // Local work: bytes streamed, flops at a rate, rows with a fixed cost, kernel launches.
-  void stream(double bytes) { t.compute_s += bytes / (m.memory_Bps * m.stream_efficiency); }
-  // A second pass over rows the step has just read: from the cache when they fit in it.
-  void reread(double bytes) { t.compute_s += beyond_cache(bytes); }
+  double stream_seconds(double bytes) const { return bytes / (m.memory_Bps * m.stream_efficiency); }
+  void stream(double bytes) { t.compute_s += stream_seconds(bytes); }
   // Seconds to stream bytes that outgrow the cache; none while they fit in it.
   double beyond_cache(double bytes) const {
-    return bytes > m.cache_bytes ? bytes / (m.memory_Bps * m.stream_efficiency) : 0;
+    return bytes > m.cache_bytes ? stream_seconds(bytes) : 0;
   }
+  // A second pass over rows the step has just read: from the cache when they fit in it.
+  void reread(double bytes) { t.compute_s += beyond_cache(bytes); }
   // Stored values of X read by a pass, each widened to the arithmetic when stored narrower.
   void decode(double values) {
     if (w.storage_bytes < w.arithmetic_bytes) t.compute_s += values * m.decode_s;
