@@ -8,6 +8,7 @@
 // the build machine has it, so the portable build tests those loops too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -169,7 +170,8 @@ TEST(SgdHostRows, MarginsAndGradientBlocksMatchTheScalarLoopsBitForBit) {
 }
 
 /// One whole SGD gradient (sgd_gradient: margins, derivatives, gradient, chunk by chunk,
-/// narrow storage widened or read directly) against the scalar functions, bit for bit.
+/// narrow storage widened or read directly) against the scalar functions in the documented
+/// order, bit for bit.
 template <class S, class A>
 void expect_step_matches_scalar(int n, std::int64_t b, std::int64_t first) {
   if constexpr (!sgd_detail::host_backend) GTEST_SKIP() << "device margins sum in teams";
@@ -193,11 +195,17 @@ void expect_step_matches_scalar(int n, std::int64_t b, std::int64_t first) {
   sgd_gradient<Loss::logistic>(X, first, y, w, z, false, u, g);
   auto gh = Kokkos::create_mirror_view(g);
   Kokkos::deep_copy(gh, g);
+  // chunk by chunk of 32 rows: each chunk's rows from zero in row order, the chunks in order
   std::vector<A> want(n, A(0));
-  for (std::int64_t i = 0; i < b; ++i) {
-    const S* x = &Xh(first + i, 0);
-    const A zi = sgd_detail::row_dot(x, wh.data(), n);
-    sgd_detail::add_row(x, loss_derivative<Loss::logistic>(zi, A(yh(first + i))), want.data(), n);
+  for (std::int64_t r0 = 0; r0 < b; r0 += 32) {
+    std::vector<A> chunk(n, A(0));
+    for (std::int64_t i = r0; i < std::min(b, r0 + 32); ++i) {
+      const S* x = &Xh(first + i, 0);
+      const A zi = sgd_detail::row_dot(x, wh.data(), n);
+      sgd_detail::add_row(x, loss_derivative<Loss::logistic>(zi, A(yh(first + i))), chunk.data(),
+                          n);
+    }
+    for (int c = 0; c < n; ++c) want[c] += chunk[c];
   }
   ASSERT_EQ(0, std::memcmp(gh.data(), want.data(), sizeof(A) * n))
       << "n = " << n << " b = " << b << " first = " << first;

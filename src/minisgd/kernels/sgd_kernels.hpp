@@ -7,23 +7,23 @@
 // once per step), nothing switches on it per element.
 //
 // Fixed reduction order, so the bits do not depend on the thread count or the path taken:
-// a margin is summed in kLanes interleaved partial sums added in a fixed tree, and a gradient
-// entry sums the batch's rows in row order, starting from zero.
+// a margin is summed in kLanes interleaved partial sums added in a fixed tree; a gradient
+// entry is the sum, chunk after chunk, of the batch's chunks of kChunk rows, each chunk's
+// rows summed in row order from zero.
 //
-// Host backends, one thread: one launch walks the batch in chunks of kChunk rows (in L1/L2):
-// the chunk's margins read it from memory, its derivatives are one loop over its rows (the
-// compiler vectorizes it: loss_derivative is branch-free, its exp polynomial), its share of
-// the gradient rereads it from cache, a block of kHostCols columns at a time with the block's
-// sums in registers (fused_pass). Short rows vectorize too (sgd_host_rows.hpp); with AVX-512
-// a margin's partial sums are one register and bf16/fp16 are widened in registers, so narrow
-// storage is read once from memory and never copied.
-// Host backends, several threads: threads over chunks of rows for the margins and
-// derivatives, then over blocks of kHostCols columns for the gradient, each walking the rows
-// in order (the batch comes from cache the second time when it fits in L2/L3).
+// Host backends, at most one launch (fused_pass): each chunk of kChunk rows (in
+// L1/L2) is read from memory once by its margins, its derivatives are one loop over its rows
+// (the compiler vectorizes it: loss_derivative is branch-free, its exp polynomial), its share
+// of the gradient rereads it from cache, a block of kHostCols columns at a time with the
+// block's sums in registers. Threads take whole chunks; with several, each chunk's share goes
+// to a buffer and the shares are added in chunk order after the launch. Short rows vectorize
+// too (sgd_host_rows.hpp); with AVX-512 a margin's partial sums are one register and bf16/fp16
+// are widened in registers, so narrow storage is read once from memory and never copied.
 // Devices: a team per row for the margins; a team per block of columns for the gradient,
 // which first computes the b derivatives into scratch and then has a thread per column.
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
@@ -55,6 +55,11 @@ constexpr int kHostCols = 8 * kHostVectorBytes / int(sizeof(A));
 
 /// Rows per host work item: a chunk of the batch stays in L1/L2 between its passes.
 constexpr std::int64_t kChunk = 32;
+
+/// Batches of fewer bytes run on the calling host thread alone: a fork and join of the threads
+/// costs about a microsecond on two cores and several on a large node, more than the threads
+/// would save on less than this (≈ 8 µs of one core's memory bandwidth).
+constexpr std::int64_t kThreadedBytes = 256 * 1024;
 
 inline bool one_thread() { return ExecSpace().concurrency() == 1; }
 
@@ -163,62 +168,87 @@ inline void chunk_derivatives(const T* x, int n, const Vector<double>& y, std::i
   for (std::int64_t i = 0; i < rows; ++i) uc[i] = loss_derivative<L>(zc[i], A(yc[i]));
 }
 
-/// Host, one thread, one launch: for each chunk of kChunk rows (in L2, widened once when
-/// narrow unless the loops widen it in registers), the margins (unless given) and derivatives,
-/// then the chunk's share of the gradient block by block of columns. Each chunk first touches
-/// the pages of the next one (touch_pages).
+/// At least `size` values of A for the chunks' partial gradients: the launching thread's
+/// buffer, kept between steps (it only grows).
+template <class A>
+inline A* partials_scratch(std::int64_t size) {
+  thread_local std::vector<A> buffer;
+  if (std::int64_t(buffer.size()) < size) buffer.resize(std::size_t(size));
+  return buffer.data();
+}
+
+/// One chunk's share of the gradient, p[c] = Σ_{i in rows} x_i[c]·u_i from zero in row order,
+/// block by block of kHostCols columns; added into g (one thread: g[c] += p[c] block by block)
+/// or stored in p (several threads: the fold comes later).
+template <bool kAddIntoG, class T, class A>
+inline void chunk_gradient(const T* x, int n, const A* u, std::int64_t rows, A* p) {
+  for (int c0 = 0; c0 < n; c0 += kHostCols<A>) {
+    const int width = kmin(kHostCols<A>, n - c0);
+    if constexpr (kAddIntoG) {
+      A block[kHostCols<A>] = {};
+      add_rows(x + c0, n, u, rows, block, width);
+      for (int c = 0; c < width; ++c) p[c0 + c] += block[c];
+    } else {
+      for (int c = 0; c < width; ++c) p[c0 + c] = A(0);
+      add_rows(x + c0, n, u, rows, p + c0, width);
+    }
+  }
+}
+
+/// Host: each chunk of kChunk rows is read once from memory (widened once into the thread's
+/// buffer when narrow, unless the loops widen it in registers); its margins (unless given) and
+/// derivatives, then its share of the gradient from cache. Each chunk first touches the pages
+/// of the next one (touch_pages). On one thread, or for a batch under kThreadedBytes, the
+/// calling thread walks the chunks in order and adds each chunk's sums into g as they are made
+/// (no launch). Otherwise one launch: threads take chunks in any order, each chunk's sums go to
+/// its own row of partials, and the calling thread adds them to g in chunk order afterwards:
+/// the same additions in the same order, so the same bits for any thread count.
 template <Loss L, class S, class A>
 void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
                 const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
-  const std::int64_t b = z.extent(0);
-  float* const buffer = widening_buffer<S, A>(kChunk * n);
+  const std::int64_t b = z.extent(0), chunks = (b + kChunk - 1) / kChunk;
+  const bool one = one_thread() || chunks < 2 || b * n * std::int64_t(sizeof(S)) < kThreadedBytes;
+  A* const partials = one ? nullptr : partials_scratch<A>(chunks * n);
+  if (one)
+    for (int c = 0; c < n; ++c) g(c) = A(0);
+  // chunks [k0, k1): one thread adds their sums into g, several store them in partials
+  const auto walk = KOKKOS_LAMBDA(const std::int64_t k0, const std::int64_t k1) {
+    float* const buffer = widening_buffer<S, A>(kChunk * n);
+    for (std::int64_t k = k0; k < k1; ++k) {
+      const std::int64_t r0 = k * kChunk, rows = kmin(kChunk, b - r0);
+      if (r0 + rows < b)  // the next chunk's pages
+        touch_pages(X.data() + (first + r0 + rows) * n,
+                    X.data() + (first + kmin(b, r0 + rows + kChunk)) * n);
+      widen_rows<A>(X, first + r0, rows, buffer, 0);
+      const auto* x = host_rows<A>(X, first + r0, buffer, 0);
+      chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
+      if (one)
+        chunk_gradient<true>(x, n, &u(r0), rows, g.data());
+      else
+        chunk_gradient<false>(x, n, &u(r0), rows, partials + k * n);
+    }
+  };
+  if (one) {  // no launch: even a team of one thread costs ≈ 0.5 µs to start (OpenMP)
+    Kokkos::Profiling::pushRegion("minisgd::sgd_fused_step");
+    walk(0, chunks);
+    Kokkos::Profiling::popRegion();
+    return;
+  }
   Kokkos::parallel_for(
-      "minisgd::sgd_fused_step", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(std::int64_t) {
-        for (int c = 0; c < n; ++c) g(c) = A(0);
-        for (std::int64_t r0 = 0; r0 < b; r0 += kChunk) {
-          const std::int64_t rows = kmin(kChunk, b - r0);
-          if (r0 + rows < b)  // the next chunk's pages
-            touch_pages(X.data() + (first + r0 + rows) * n,
-                        X.data() + (first + kmin(b, r0 + rows + kChunk)) * n);
-          widen_rows<A>(X, first + r0, rows, buffer, 0);
-          const auto* x = host_rows<A>(X, first + r0, buffer, 0);
-          chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
-          for (int c0 = 0; c0 < n; c0 += kHostCols<A>)
-            add_rows(x + c0, n, &u(r0), rows, &g(c0), kmin(kHostCols<A>, n - c0));
-        }
-      });
-}
-
-/// Host, several threads: derivatives (and margins unless given) over rows, then the
-/// gradient over column blocks. Narrow storage is widened once, into a buffer of the batch.
-template <Loss L, class S, class A>
-void two_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
-              const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
-  const int n = int(X.extent(1));
-  const std::int64_t b = z.extent(0);
-  float* const buffer = widening_buffer<S, A>(b * n);
-  Kokkos::parallel_for(
-      "minisgd::sgd_derivatives", Kokkos::RangePolicy<ExecSpace>(0, (b + kChunk - 1) / kChunk),
-      KOKKOS_LAMBDA(const std::int64_t chunk) {
-        const std::int64_t r0 = chunk * kChunk, rows = kmin(kChunk, b - r0);
-        widen_rows<A>(X, first + r0, rows, buffer, r0);
-        const auto* x = host_rows<A>(X, first + r0, buffer, r0);
-        chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
-      });
-  const auto* batch = host_rows<A>(X, first, buffer, 0);
-  Kokkos::parallel_for(
-      "minisgd::sgd_gradient",
-      Kokkos::RangePolicy<ExecSpace>(0, (n + kHostCols<A> - 1) / kHostCols<A>),
-      KOKKOS_LAMBDA(const std::int64_t block) {
-        const int c0 = int(block) * kHostCols<A>;
-        for (int c = c0; c < kmin(c0 + kHostCols<A>, n); ++c) g(c) = A(0);
-        add_rows(batch + c0, n, u.data(), b, &g(c0), kmin(kHostCols<A>, n - c0));
-      });
+      "minisgd::sgd_fused_step", Kokkos::RangePolicy<ExecSpace>(0, chunks),
+      KOKKOS_LAMBDA(const std::int64_t k) { walk(k, k + 1); });
+  ExecSpace().fence();  // the partials are read on this thread
+  A* const gd = g.data();
+  for (int c = 0; c < n; ++c) gd[c] = A(0);
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    const A* p = partials + k * n;
+    for (int c = 0; c < n; ++c) gd[c] += p[c];
+  }
 }
 
 /// Device: a team per block of columns computes the batch's derivatives into scratch,
-/// then a thread per column sums the rows in order.
+/// then a thread per column sums the rows chunk by chunk, as the host does.
 template <Loss L, class S, class A>
 void team_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
                    const Vector<A>& z, const Vector<A>& g) {
@@ -241,8 +271,12 @@ void team_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>&
         const int c0 = team.league_rank() * kDeviceCols, width = kmin(kDeviceCols, n - c0);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int c) {
           A acc = 0;
-          for (std::int64_t i = 0; i < b; ++i)
-            acc += precision::convert<A>(X(first + i, c0 + c)) * u(i);
+          for (std::int64_t r0 = 0; r0 < b; r0 += kChunk) {  // the host's chunks, folded in order
+            A part = 0;
+            for (std::int64_t i = r0; i < kmin(b, r0 + kChunk); ++i)
+              part += precision::convert<A>(X(first + i, c0 + c)) * u(i);
+            acc += part;
+          }
           g(c0 + c) = acc;
         });
       });
@@ -253,16 +287,14 @@ void team_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>&
 /// g = Σ_i ℓ'(z_i; y_i)·x_i over the batch of z.extent(0) rows starting at `first`. The
 /// margins z are computed here (row decomposition) unless `margins_given` (column
 /// decomposition: z already holds the summed margins). u receives the derivatives on host
-/// backends. Launches: 1 on one host thread, 2 otherwise (margins, gradient).
+/// backends. Launches: on host backends 1 for a batch of at least kThreadedBytes on several
+/// threads, else none (the calling thread); on devices 2 (margins, gradient).
 template <Loss L, class S, class A>
 void sgd_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
                   const Vector<A>& w, const Vector<A>& z, bool margins_given, const Vector<A>& u,
                   const Vector<A>& g) {
   if constexpr (sgd_detail::host_backend) {
-    if (sgd_detail::one_thread())
-      sgd_detail::fused_pass<L>(X, first, y, w, z, margins_given, u, g);
-    else
-      sgd_detail::two_pass<L>(X, first, y, w, z, margins_given, u, g);
+    sgd_detail::fused_pass<L>(X, first, y, w, z, margins_given, u, g);
   } else {
     if (!margins_given) sgd_margins(X, first, w, z);
     sgd_detail::team_gradient<L>(X, first, y, z, g);
