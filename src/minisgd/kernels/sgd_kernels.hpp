@@ -142,8 +142,8 @@ namespace sgd_detail {
 /// A full block has a compile-time width, so the compiler keeps its sums in registers (the
 /// AVX-512 loops take every width, with explicit registers).
 template <class S, class A>
-KOKKOS_INLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u,
-                                     std::int64_t rows, A* g, int width) {
+KOKKOS_FORCEINLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u,
+                                          std::int64_t rows, A* g, int width) {
   constexpr int kCols = kHostCols<A>;
   if (width == kCols && !avx512_rows<A, S>) {
     A acc[kCols];

@@ -52,9 +52,10 @@ void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
   });
 }
 
-// Kernel launches per step on a host backend: row decomposition 1 fused pass on one thread
-// (2 on several), then the compressor and the update; column decomposition 1 for the
-// partial margins, the margin AllReduce, 1 (2) for the gradient, then the update.
+// Kernel launches per step on a host backend: row decomposition the fused pass (a launch
+// only for a large batch on several threads), then the compressor and the update (a launch
+// only for a long vector); column decomposition 1 for the partial margins, the margin
+// AllReduce, the fused pass, then the update.
 template <class S, class A>
 void SgdStepper<S, A>::step(const StepSpec& s) {
   const std::int64_t first = data_.part.batch_first(s.batch);
