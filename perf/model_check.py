@@ -34,7 +34,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "studies"))
 from minisgd_runs import (ROOT, calibrate, least_in_rounds, predict, run_report,  # noqa: E402
-                          step_seconds)
+                          step_seconds, with_section)
 
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 DEFAULT_DECKS = ["higgs-sgd-fp32", "higgs-casgd-mixed", "susy-sgd-fp32", "susy-casgd-mixed",
@@ -60,7 +60,7 @@ def network_from(machine, other):
         own, theirs = f.read(), g.read()
     out = other[:-len(".yaml")] + "-network.yaml"
     with open(out, "w") as f:
-        f.write(own[:own.index("\nnetwork:")] + theirs[theirs.index("\nnetwork:"):])
+        f.write(with_section(own, "network", theirs))
     return out
 
 
