@@ -389,8 +389,10 @@ int main(int argc, char** argv) {
     double alpha = 1e-6, beta_Bps = 10e9;
     std::vector<std::pair<double, double>> transfer;
     if (P > 1) {
-      const double share = 2.0 * (P - 1) / P;     // of the payload, per rank
-      for (int log2 = 10; log2 <= 24; log2 += 2)  // payloads of 1 KiB, 4 KiB, .. 16 MiB
+      const double share = 2.0 * (P - 1) / P;  // of the payload, per rank
+      // payloads of 1 KiB, 2 KiB, .. 16 MiB: every power of two, since the curve bends where
+      // the messages leave a cache level (8 MiB, CA-SGD's packed Gram at s = 64, is one)
+      for (int log2 = 10; log2 <= 24; ++log2)
         transfer.emplace_back(share * double(std::size_t(1) << log2), 1e30);
       for (int round = 0; round < 3; ++round) {
         const double small = allreduce_seconds(world, 8, 400);
@@ -402,7 +404,8 @@ int main(int argc, char** argv) {
       }
       for (std::size_t i = 0; i < transfer.size(); ++i)  // a point below its predecessor: noise
         transfer[i].second = std::max(transfer[i].second, i ? transfer[i - 1].second : 0.0);
-      beta_Bps = transfer[5].first / std::max(transfer[5].second, 1e-9);  // 1 MiB
+      const auto& mib = transfer[20 - 10];  // 1 MiB
+      beta_Bps = mib.first / std::max(mib.second, 1e-9);
       alpha = loop_latency_seconds(P);
     }
     world.barrier();
