@@ -2,6 +2,7 @@
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -24,38 +25,64 @@ def mpirun(P, *args, ok=(0,), env=None):
 
 def calibrate(build, P, folder, clock="wall", tries=3):
     """perf/calibrate at P ranks (kernels on the `clock` given), written as a machine file in
-    folder; returns its path. Of `tries` calibrations, the network section of the one with the
-    fastest 1 MiB AllReduce (at P > 1) and every other section of the one with the fastest
-    triad: on this VM a process is fast or slow for its whole life (the same 1 MiB AllReduce
-    took 125 and 580-715 us in calibrations seconds apart; HIGGS SGD at one rank 1.2-1.4 or
-    1.8-2.0 us a step), the two independently, and the runs' times are the least of several
-    processes too. (Choosing whole files by the AllReduce once kept a slow process's kernels:
-    CA-SGD predicted 1.9x its measured time.)"""
-    def bandwidth(section, text):
-        return float(re.search(section + r": \{[^}]*?bandwidth_GBps: ([0-9.e+]+)", text).group(1))
+    folder; returns its path. Of `tries` calibrations: the network section of the one with the
+    fastest 1 MiB AllReduce (at P > 1), and each other figure the median of the tries' (the
+    memory, kernel and host figures). On this VM a process is fast or slow for its whole life
+    (the same 1 MiB AllReduce took 125 and 580-715 us in calibrations seconds apart), the
+    network and the kernels independently, and a fitted figure can be off alone in one process
+    (CA-SGD's ca_row_ns: 23, 23, 24, 64 and 73 ns in five calibrations minutes apart). Whole
+    files chosen by the AllReduce once kept a slow process's kernels (CA-SGD predicted 1.9x its
+    measured time); chosen by the triad, one kept a ca_row_ns of 64 ns."""
+    def bandwidth(text):
+        return float(re.search(r"network: \{[^}]*?bandwidth_GBps: ([0-9.e+]+)", text).group(1))
 
     texts = [mpirun(P, os.path.join(build, "perf", "calibrate"), f"this-np{P}", "--clock", clock)
              for _ in range(tries)]
-    best = max(texts, key=lambda t: bandwidth("memory", t))
+    machine_text = median_figures(texts)
     if P > 1:
-        best = with_section(best, "network", max(texts, key=lambda t: bandwidth("network", t)))
+        machine_text = with_section(machine_text, "network", max(texts, key=bandwidth))
     machine = os.path.join(folder, f"this-np{P}.yaml")
     with open(machine, "w") as f:
-        f.write(best)
+        f.write(machine_text)
     return machine
+
+
+NUMBER = re.compile(r"(\w+): (-?[0-9.]+(?:e[-+]?[0-9]+)?)(?=[,}\s])")
+
+
+def sections(text):
+    """{top-level key: its lines} of a machine file, in order (comments and the lines before
+    the first key under None)."""
+    out, name = {}, None
+    for line in text.splitlines(keepends=True):
+        if line[:1] not in (" ", "", "#"):
+            name = line.split(":", 1)[0]
+        out.setdefault(name, []).append(line)
+    return out
+
+
+def median_figures(texts):
+    """The first machine file with each `key: number` of its sections the median of that
+    figure over all of them (the same key in the same section)."""
+    parsed = [sections(t) for t in texts]
+    out = []
+    for name, lines in parsed[0].items():
+        def figures(p):
+            return {k: float(v) for k, v in NUMBER.findall("".join(p.get(name, [])))}
+        values = [figures(p) for p in parsed]
+
+        def median(m):
+            key = m.group(1)
+            xs = [v[key] for v in values if key in v]
+            return f"{key}: {statistics.median(xs):.4g}"
+        out += [NUMBER.sub(median, line) for line in lines]
+    return "".join(out)
 
 
 def with_section(text, key, donor):
     """text with its top-level `key:` section (the line that starts it and the indented lines
     after it) replaced by donor's."""
-    def split(t):
-        sections, name = {}, None
-        for line in t.splitlines(keepends=True):
-            if line[:1] not in (" ", ""):
-                name = line.split(":", 1)[0]
-            sections.setdefault(name, []).append(line)
-        return sections
-    ours, theirs = split(text), split(donor)
+    ours, theirs = sections(text), sections(donor)
     if key not in ours or key not in theirs:
         raise SystemExit(f"calibrate: no `{key}:` section in perf/calibrate's output")
     ours[key] = theirs[key]
