@@ -56,9 +56,9 @@ constexpr int kHostCols = 8 * kHostVectorBytes / int(sizeof(A));
 /// Rows per host work item: a chunk of the batch stays in L1/L2 between its passes.
 constexpr std::int64_t kChunk = 32;
 
-/// Batches of fewer bytes run on the calling host thread alone: a fork and join of the threads
-/// costs about a microsecond on two cores and several on a large node, more than the threads
-/// would save on less than this (≈ 8 µs of one core's memory bandwidth).
+/// Batches of fewer bytes run on the calling host thread alone: starting the threads (measured
+/// here: ≥ 0.5 µs a launch, one thread's team included) costs too much of a stream this short
+/// (≈ 8 µs of one core's memory bandwidth).
 constexpr std::int64_t kThreadedBytes = 256 * 1024;
 
 inline bool one_thread() { return ExecSpace().concurrency() == 1; }
