@@ -2,6 +2,7 @@
 // The one place that knows Kokkos 3.4 and 4.x differ: everything else includes this.
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -33,6 +34,20 @@ inline constexpr bool kAsyncKernels = true;
 #else
 inline constexpr bool kAsyncKernels = !std::is_same_v<ExecSpace::memory_space, HostSpace>;
 #endif
+
+/// Kernels on memory the host reads and writes directly (Serial, OpenMP, Threads, HPX).
+inline constexpr bool kHostMemory = Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible;
+
+/// Host work that moves fewer bytes runs on the calling thread, with no launch: starting the
+/// threads (measured here: ≥ 0.5 µs a launch, one thread's team included) costs too much of a
+/// stream this short (≈ 8 µs of one core's memory bandwidth).
+inline constexpr std::int64_t kCallingThreadBytes = 256 * 1024;
+
+/// Whether host work over `bytes` is best done by the calling thread: one thread, or too little
+/// to share. (Only meaningful where kHostMemory.)
+inline bool on_calling_thread(std::int64_t bytes) {
+  return ExecSpace().concurrency() == 1 || bytes < kCallingThreadBytes;
+}
 
 /// Before the host, MPI or a host library reads what kernels wrote: a fence where kernels
 /// run asynchronously, nothing on host backends (so none lands inside the FOM window there).

@@ -29,15 +29,11 @@ void convert_copy(const Src& src, const Dst& dst) {
       KOKKOS_LAMBDA(const std::int64_t i) { dst(i) = D(src(i)); });
 }
 
-/// Host vectors shorter than this are updated by the calling thread: a fork and join of the
-/// threads costs more (about a microsecond) than the whole update.
-constexpr std::int64_t kHostInlineUpdate = 8192;
-
 /// w = ρ·w − (η/b)·g: each entry two products and one sum, the same bits on every path.
 template <class T>
 void sgd_update(const Vector<T>& w, const Vector<T>& g, T rho, T step_over_b) {
-  if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
-    if (w.extent(0) < kHostInlineUpdate) {
+  if constexpr (kHostMemory) {  // short vectors: no launch (on_calling_thread)
+    if (on_calling_thread(3 * std::int64_t(w.extent(0) * sizeof(T)))) {
       T* const wd = w.data();
       const T* const gd = g.data();
       for (std::int64_t i = 0; i < std::int64_t(w.extent(0)); ++i)

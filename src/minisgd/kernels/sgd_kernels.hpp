@@ -37,7 +37,7 @@ namespace sgd_detail {
 
 constexpr int kDeviceCols = 256;  // columns of one device team
 
-constexpr bool host_backend = Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible;
+constexpr bool host_backend = kHostMemory;
 
 // The host's vector registers (MINISGD_ARCH, docs/building.md). They set only how the host
 // kernels block their loops, never the order of a sum: the bits are the same for every width.
@@ -55,13 +55,6 @@ constexpr int kHostCols = 8 * kHostVectorBytes / int(sizeof(A));
 
 /// Rows per host work item: a chunk of the batch stays in L1/L2 between its passes.
 constexpr std::int64_t kChunk = 32;
-
-/// Batches of fewer bytes run on the calling host thread alone: starting the threads (measured
-/// here: ≥ 0.5 µs a launch, one thread's team included) costs too much of a stream this short
-/// (≈ 8 µs of one core's memory bandwidth).
-constexpr std::int64_t kThreadedBytes = 256 * 1024;
-
-inline bool one_thread() { return ExecSpace().concurrency() == 1; }
 
 /// Storage the host loops read widened to float (bf16, fp16, … unless the AVX-512 loops widen
 /// it in registers), not element by element.
@@ -198,7 +191,7 @@ inline void chunk_gradient(const T* x, int n, const A* u, std::int64_t rows, A* 
 /// Host: each chunk of kChunk rows is read once from memory (widened once into the thread's
 /// buffer when narrow, unless the loops widen it in registers); its margins (unless given) and
 /// derivatives, then its share of the gradient from cache. Each chunk first touches the pages
-/// of the next one (touch_pages). On one thread, or for a batch under kThreadedBytes, the
+/// of the next one (touch_pages). On one thread, or for a batch under kCallingThreadBytes, the
 /// calling thread walks the chunks in order and adds each chunk's sums into g as they are made
 /// (no launch). Otherwise one launch: threads take chunks in any order, each chunk's sums go to
 /// its own row of partials, and the calling thread adds them to g in chunk order afterwards:
@@ -208,7 +201,7 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
                 const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0), chunks = (b + kChunk - 1) / kChunk;
-  const bool one = one_thread() || chunks < 2 || b * n * std::int64_t(sizeof(S)) < kThreadedBytes;
+  const bool one = chunks < 2 || on_calling_thread(b * n * std::int64_t(sizeof(S)));
   A* const partials = one ? nullptr : partials_scratch<A>(chunks * n);
   if (one)
     for (int c = 0; c < n; ++c) g(c) = A(0);
@@ -238,7 +231,7 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
   Kokkos::parallel_for(
       "minisgd::sgd_fused_step", Kokkos::RangePolicy<ExecSpace>(0, chunks),
       KOKKOS_LAMBDA(const std::int64_t k) { walk(k, k + 1); });
-  ExecSpace().fence();  // the partials are read on this thread
+  sync_for_host("sgd partials");
   A* const gd = g.data();
   for (int c = 0; c < n; ++c) gd[c] = A(0);
   for (std::int64_t k = 0; k < chunks; ++k) {
