@@ -8,10 +8,12 @@
 // subnormals, ties, values that round up to infinity).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
@@ -82,7 +84,8 @@ void check_margins(int n, std::int64_t b, int steps) {
   }
 }
 
-/// g(c) = Σ_q X(row q, c)·v(q) in row order, rounded as `round` after every operation.
+/// g(c) = Σ_q X(row q, c)·v(q): rounded as `round` after every operation, in row order; exact,
+/// in SGD's order (each batch's chunks of 32 rows summed from zero, the chunks added in order).
 template <class S, class A, class Round>
 void check_gradient(int n, std::int64_t b, int steps, const Round& round) {
   const auto X = random_matrix<S>((steps + 1) * (b + 3), n, 2000 + n);
@@ -94,10 +97,23 @@ void check_gradient(int n, std::int64_t b, int steps, const Round& round) {
   const auto hv = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
   const auto hg = Kokkos::create_mirror_view_and_copy(HostSpace(), g);
   const auto hf = Kokkos::create_mirror_view_and_copy(HostSpace(), first);
+  const auto x = [&](std::int64_t q, int c) {
+    return precision::convert<A>(hX(hf(q / b) + q % b, c));
+  };
   std::vector<A> want(n, A(0));
-  for (std::int64_t q = 0; q < steps * b; ++q)
-    for (int c = 0; c < n; ++c)
-      want[c] = round(want[c] + round(precision::convert<A>(hX(hf(q / b) + q % b, c)) * hv(q)));
+  if constexpr (std::is_same_v<Round, precision::Exact>) {
+    for (std::int64_t q0 = 0; q0 < steps * b; q0 += b)  // a batch
+      for (std::int64_t r0 = 0; r0 < b; r0 += 32)       // a chunk of it
+        for (int c = 0; c < n; ++c) {
+          A part = 0;
+          for (std::int64_t q = q0 + r0; q < q0 + std::min<std::int64_t>(b, r0 + 32); ++q)
+            part += x(q, c) * hv(q);
+          want[c] += part;
+        }
+  } else {
+    for (std::int64_t q = 0; q < steps * b; ++q)
+      for (int c = 0; c < n; ++c) want[c] = round(want[c] + round(x(q, c) * hv(q)));
+  }
   for (int c = 0; c < n; ++c)
     ASSERT_TRUE(same_bits(hg(c), want[c]))
         << "n " << n << " b " << b << " steps " << steps << " column " << c;
@@ -124,12 +140,13 @@ TEST(CaSgdKernels, PartialMarginsAreSgdsMarginBitForBit) {
   }
 }
 
-// Widths below 48 take the register path (exact sums only; SGD's loops, a batch at a time),
-// longer rows the pass over the sums; rows in order either way.
-TEST(CaSgdKernels, GradientProductIsTheRowByRowLoopBitForBit) {
+// Exact sums: SGD's chunk loops, every tail width, batches of one chunk and of several (b = 70),
+// and 2000 columns over 3 batches of 70 (1.7 MB of fp32: threads take chunks where there are
+// several). Rounded sums: the row-by-row loop.
+TEST(CaSgdKernels, GradientProductIsTheReferenceLoopBitForBit) {
   const precision::RoundTo<bf16, false> to_bf16{};
-  for (int n : {1, 3, 4, 7, 8, 19, 28, 29, 31, 32, 33, 35, 36, 37, 47, 48, 49, 64, 500})
-    for (std::int64_t b : {1, 6, 32})
+  for (int n : {1, 3, 4, 7, 8, 19, 28, 29, 31, 32, 33, 35, 36, 37, 47, 48, 49, 64, 500, 2000})
+    for (std::int64_t b : {1, 6, 32, 70})
       for (int steps : {1, 3}) {
         check_gradient<float, float>(n, b, steps, precision::Exact{});
         check_gradient<bf16, float>(n, b, steps, precision::Exact{});

@@ -15,6 +15,7 @@
 #include "minisgd/core/vocabulary.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
+#include "minisgd/kernels/sgd_kernels.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/rounder.hpp"
 #include "minisgd/precision/widen.hpp"
@@ -352,27 +353,88 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
 
 namespace ca_detail {
 
-/// Blocks narrower than this keep their exact sums in registers across all rows
-/// (sgd_detail::add_rows_narrow, a batch at a time; HIGGS' 28 + 1 and SUSY's 18 + 1 columns):
-/// a row of such a block is shorter than the loop overhead of a pass over the sums in memory.
+/// Blocks narrower than this keep a chunk's exact sums in registers (SGD's chunk_gradient; rows
+/// of HIGGS' 28 + 1 and SUSY's 18 + 1 columns are shorter than a pass over sums in memory).
 constexpr int kShortBlock = 48;
+
+/// p[c] = Σ_{i < rows} x_i[c]·u_i from zero in row order (rows `stride` apart), walking whole
+/// rows: one contiguous stream, p in L1. (chunk_gradient's blocks of columns read a chunk as
+/// 32 strided streams from memory: 0.3-0.5 of the triad where this runs at 0.6-0.85; SGD's
+/// step reads its chunk row by row first, for the margins.) The same sums as chunk_gradient.
+template <class S, class A>
+inline void chunk_rows_sum(const S* x, std::int64_t stride, int n, const A* u, std::int64_t rows,
+                           A* p) {
+  for (int c = 0; c < n; ++c) p[c] = A(0);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const S* const xi = x + i * stride;
+    // Rows read as stored first touch the next row's pages: the prefetcher stops at each 4 KiB
+    // page and this loop is too short per byte to wait (fp32, n = 2000: 0.38 → 0.80 of the
+    // triad). Widening bf16 leaves it the time; there the touches cost 1.2-1.3x.
+    if constexpr (std::is_same_v<S, A>) sgd_detail::touch_pages(xi + stride, xi + stride + n);
+    const A ui = u[i];
+    for (int c = 0; c < n; ++c) p[c] += precision::convert<A>(xi[c]) * ui;
+  }
+}
 
 }  // namespace ca_detail
 
-/// Host backends: a thread owns a contiguous block of columns (all of them on one thread) and
-/// walks the rows in order, adding each row's piece into g, which stays in cache: X streams
-/// row by row in long contiguous runs the prefetcher follows. (Blocks of 512 columns, one
-/// after the other on one thread, read each 8 KiB row of n = 2000 as four 2 KiB pieces on four
-/// passes and ran at a third of the triad bandwidth; four rows per pass over the sums, four
-/// interleaved streams, ran slower than one at n = 500 and 2000, and restrict-qualified
-/// pointers traded n = 500 for n = 2000.) A block narrower than kShortBlock columns keeps its
-/// exact sums in registers over all rows, with SGD's loops (bf16 and fp16 widened in AVX-512
-/// registers). The same additions in the same order as the device kernel below, for any
-/// block size.
+/// Host, exact sums: SGD's gradient order (sgd_kernels.hpp) over the s batches, batch after
+/// batch: each batch's rows in chunks of kChunk, a chunk's share summed from zero in row order,
+/// the shares added in chunk order. Threads take whole chunks, so each reads whole contiguous
+/// rows (threads over blocks of columns read half rows and ran at 0.1-0.5 of the triad on two
+/// cores); their shares go to a buffer the calling thread folds in order: the same bits for
+/// any thread count.
+template <class S, class A>
+void gradient_chunks_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
+                          const Vector<A>& v, const Vector<A>& g) {
+  using sgd_detail::kChunk;
+  const int n = int(g.extent(0));
+  const std::int64_t stride = X.stride(0);
+  const std::int64_t per_batch = (b + kChunk - 1) / kChunk, chunks = steps * per_batch;
+  const bool one =
+      chunks < 2 || on_calling_thread(std::int64_t(steps) * b * n * std::int64_t(sizeof(S)));
+  const std::int64_t pitch = sgd_detail::partials_pitch<A>(n);
+  A* const partials = sgd_detail::partials_scratch<A>(one ? n : chunks * pitch);
+  if (one)
+    for (int c = 0; c < n; ++c) g(c) = A(0);
+  // chunks [k0, k1): one thread adds their sums into g, several store them in partials
+  const auto walk = [&](const std::int64_t k0, const std::int64_t k1) {
+    for (std::int64_t k = k0; k < k1; ++k) {
+      const std::int64_t r0 = k % per_batch * kChunk, rows = kmin(kChunk, b - r0);
+      const S* const x = &X(first(k / per_batch) + r0, 0);
+      const A* const u = &v(k / per_batch * b + r0);
+      if (n < ca_detail::kShortBlock) {
+        if (one)
+          sgd_detail::chunk_gradient<true>(x, stride, n, u, rows, g.data());
+        else
+          sgd_detail::chunk_gradient<false>(x, stride, n, u, rows, partials + k * pitch);
+      } else {
+        A* const p = one ? partials : partials + k * pitch;
+        ca_detail::chunk_rows_sum(x, stride, n, u, rows, p);
+        if (one)
+          for (int c = 0; c < n; ++c) g(c) += p[c];
+      }
+    }
+  };
+  if (one) {  // no launch (see sgd_detail::fused_pass)
+    Kokkos::Profiling::pushRegion("minisgd::gradient_product");
+    walk(0, chunks);
+    Kokkos::Profiling::popRegion();
+    return;
+  }
+  Kokkos::parallel_for("minisgd::gradient_product", Kokkos::RangePolicy<ExecSpace>(0, chunks),
+                       [=](const std::int64_t k) { walk(k, k + 1); });
+  sync_for_host("gradient partials");
+  sgd_detail::fold_partials(partials, chunks, n, g.data());
+}
+
+/// Host, sums rounded after every operation (an emulated narrower accumulator): a thread owns
+/// a contiguous block of columns (all of them on one thread) and walks the rows in order, as
+/// the narrow accumulator would, adding each row's piece into g, which stays in cache.
 template <class S, class A, class Round>
-void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
+void gradient_rounded_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                            const Vector<A>& v, const Round& round, const Vector<A>& g) {
-  const std::int64_t n = g.extent(0), rows = steps * b, stride = X.stride(0);
+  const std::int64_t n = g.extent(0), rows = steps * b;
   const std::int64_t threads = ExecSpace().concurrency();
   const std::int64_t block = kmax<std::int64_t>(16, ((n + threads - 1) / threads + 15) / 16 * 16);
   Kokkos::parallel_for(
@@ -380,44 +442,50 @@ void gradient_product_host(const Matrix<S>& X, const BatchRows& first, std::int6
       KOKKOS_LAMBDA(const std::int64_t k) {
         const std::int64_t c0 = k * block, width = kmin(block, n - c0);
         A* const sum = g.data() + c0;
-        // (v, rows and the row stride are named before the constexpr-if: nvcc refuses an
-        // extended lambda whose first use of a captured variable is inside one.)
-        const A* const vs = v.data();
-        const std::int64_t nrows = rows, row_stride = stride;
-        const auto x = [&](std::int64_t q) { return &X(first(q / b) + q % b, c0); };
         for (std::int64_t c = 0; c < width; ++c) sum[c] = A(0);
-        if constexpr (std::is_same_v<Round, precision::Exact>) {
-          using ca_detail::kShortBlock;
-          if (width < kShortBlock) {  // a batch's b rows are contiguous in X
-            for (std::int64_t j = 0; j < nrows / b; ++j)
-              sgd_detail::add_rows_narrow<kShortBlock>(x(j * b), row_stride, vs + j * b, b, sum,
-                                                       int(width));
-            return;
-          }
-        }
-        for (std::int64_t q = 0; q < nrows; ++q) {
-          const S* const xq = x(q);
-          const A vq = vs[q];
-          // Rows read as stored first touch the next row's pages: the prefetcher stops at each
-          // 4 KiB page and this loop is too short per byte to wait (fp32, n = 2000: 0.38 → 0.80
-          // of the triad). Widening bf16 leaves it the time; there the touches cost 1.2-1.3x.
-          if constexpr (std::is_same_v<S, A>)
-            if (q + 1 < nrows) sgd_detail::touch_pages(x(q + 1), x(q + 1) + width);
+        for (std::int64_t q = 0; q < rows; ++q) {
+          const S* const xq = &X(first(q / b) + q % b, c0);
+          const A vq = v(q);
           for (std::int64_t c = 0; c < width; ++c)
             sum[c] = round(sum[c] + round(precision::convert<A>(xq[c]) * vq));
         }
       });
 }
 
-/// g(c) = Σ_q X(row q, c)·v(q) over the `steps`·b rows of an outer step, accumulated in A
-/// (rounded after every operation when `accumulate` emulates a narrower format), each column
-/// summed over the rows in order. On devices a team owns a block of columns and walks the rows
-/// in order, its lanes along the row: X is read row by row, contiguously.
+/// g(c) = Σ_q X(row q, c)·v(q) over the `steps`·b rows of an outer step, accumulated in A.
+/// Exact sums in SGD's order: each batch's chunks of kChunk rows summed from zero in row
+/// order, the chunks' sums added in order (batch after batch). Sums rounded after every
+/// operation (`accumulate` emulating a narrower format): each column over the rows in order, as
+/// the narrow accumulator would. On devices, exact: a thread per column, lanes along the row;
+/// rounded: a team owns a block of columns and walks the rows in order. Every path makes the
+/// same additions in the same order.
 template <class S, class A, class Round>
 void gradient_product(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                       const Vector<A>& v, const Round& accumulate, const Vector<A>& g) {
   if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
-    gradient_product_host(X, first, b, steps, v, accumulate, g);
+    if constexpr (std::is_same_v<Round, precision::Exact>)
+      gradient_chunks_host(X, first, b, steps, v, g);
+    else
+      gradient_rounded_host(X, first, b, steps, v, accumulate, g);
+    return;
+  }
+  if constexpr (std::is_same_v<Round, precision::Exact>) {
+    const std::int64_t chunk = sgd_detail::kChunk, per_batch = (b + chunk - 1) / chunk;
+    const std::int64_t chunks = steps * per_batch;
+    Kokkos::parallel_for(
+        "minisgd::gradient_product", Kokkos::RangePolicy<ExecSpace>(0, g.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t c) {
+          A total = 0;
+          for (std::int64_t k = 0; k < chunks; ++k) {
+            const std::int64_t r0 = k % per_batch * chunk, rows = kmin(chunk, b - r0);
+            const std::int64_t row = first(k / per_batch) + r0, q0 = k / per_batch * b + r0;
+            A part = 0;
+            for (std::int64_t i = 0; i < rows; ++i)
+              part += precision::convert<A>(X(row + i, c)) * v(q0 + i);
+            total += part;
+          }
+          g(c) = total;
+        });
     return;
   }
   constexpr int kCols = 512;

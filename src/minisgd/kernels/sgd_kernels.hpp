@@ -161,30 +161,55 @@ inline void chunk_derivatives(const T* x, int n, const Vector<double>& y, std::i
   for (std::int64_t i = 0; i < rows; ++i) uc[i] = loss_derivative<L>(zc[i], A(yc[i]));
 }
 
-/// At least `size` values of A for the chunks' partial gradients: the launching thread's
-/// buffer, kept between steps (it only grows).
+/// Values of A per 64-byte cache line, and the pitch of a row of n partial sums: rows start
+/// on a line, so the vector loops over them never split one.
 template <class A>
-inline A* partials_scratch(std::int64_t size) {
-  thread_local std::vector<A> buffer;
-  if (std::int64_t(buffer.size()) < size) buffer.resize(std::size_t(size));
-  return buffer.data();
+constexpr std::int64_t kLineValues = 64 / std::int64_t(sizeof(A));
+template <class A>
+constexpr std::int64_t partials_pitch(std::int64_t n) {
+  return (n + kLineValues<A> - 1) / kLineValues<A> * kLineValues<A>;
 }
 
-/// One chunk's share of the gradient, p[c] = Σ_{i in rows} x_i[c]·u_i from zero in row order,
-/// block by block of kHostCols columns; added into g (one thread: g[c] += p[c] block by block)
-/// or stored in p (several threads: the fold comes later).
+/// At least `size` values of A, 64-byte aligned, for the chunks' partial gradients: the
+/// launching thread's buffer, kept between steps (it only grows).
+template <class A>
+inline A* partials_scratch(std::int64_t size) {
+  struct alignas(64) Line {
+    A v[kLineValues<A>];
+  };
+  thread_local std::vector<Line> buffer;
+  const std::int64_t lines = kmax<std::int64_t>(1, (size + kLineValues<A> - 1) / kLineValues<A>);
+  if (std::int64_t(buffer.size()) < lines) buffer.resize(std::size_t(lines));
+  return buffer.front().v;
+}
+
+/// One chunk's share of the gradient, p[c] = Σ_{i in rows} x_i[c]·u_i from zero in row order
+/// (rows `stride` elements apart), block by block of kHostCols columns; added into g (one
+/// thread: g[c] += p[c] block by block) or stored in p (several threads: the fold comes later).
 template <bool kAddIntoG, class T, class A>
-inline void chunk_gradient(const T* x, int n, const A* u, std::int64_t rows, A* p) {
+inline void chunk_gradient(const T* x, std::int64_t stride, int n, const A* u, std::int64_t rows,
+                           A* p) {
   for (int c0 = 0; c0 < n; c0 += kHostCols<A>) {
     const int width = kmin(kHostCols<A>, n - c0);
     if constexpr (kAddIntoG) {
       A block[kHostCols<A>] = {};
-      add_rows(x + c0, n, u, rows, block, width);
+      add_rows(x + c0, stride, u, rows, block, width);
       for (int c = 0; c < width; ++c) p[c0 + c] += block[c];
     } else {
       for (int c = 0; c < width; ++c) p[c0 + c] = A(0);
-      add_rows(x + c0, n, u, rows, p + c0, width);
+      add_rows(x + c0, stride, u, rows, p + c0, width);
     }
+  }
+}
+
+/// g = Σ_k p_k in chunk order, p_k the rows of `partials` (n values each, partials_pitch
+/// apart): the fold after a launch whose threads stored each chunk's share.
+template <class A>
+inline void fold_partials(const A* partials, std::int64_t chunks, int n, A* g) {
+  for (int c = 0; c < n; ++c) g[c] = A(0);
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    const A* p = partials + k * partials_pitch<A>(n);
+    for (int c = 0; c < n; ++c) g[c] += p[c];
   }
 }
 
@@ -202,7 +227,7 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0), chunks = (b + kChunk - 1) / kChunk;
   const bool one = chunks < 2 || on_calling_thread(b * n * std::int64_t(sizeof(S)));
-  A* const partials = one ? nullptr : partials_scratch<A>(chunks * n);
+  A* const partials = one ? nullptr : partials_scratch<A>(chunks * partials_pitch<A>(n));
   if (one)
     for (int c = 0; c < n; ++c) g(c) = A(0);
   // chunks [k0, k1): one thread adds their sums into g, several store them in partials
@@ -217,9 +242,9 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
       const auto* x = host_rows<A>(X, first + r0, buffer, 0);
       chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
       if (one)
-        chunk_gradient<true>(x, n, &u(r0), rows, g.data());
+        chunk_gradient<true>(x, n, n, &u(r0), rows, g.data());
       else
-        chunk_gradient<false>(x, n, &u(r0), rows, partials + k * n);
+        chunk_gradient<false>(x, n, n, &u(r0), rows, partials + k * partials_pitch<A>(n));
     }
   };
   if (one) {  // no launch: even a team of one thread costs ≈ 0.5 µs to start (OpenMP)
@@ -232,12 +257,7 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
       "minisgd::sgd_fused_step", Kokkos::RangePolicy<ExecSpace>(0, chunks),
       KOKKOS_LAMBDA(const std::int64_t k) { walk(k, k + 1); });
   sync_for_host("sgd partials");
-  A* const gd = g.data();
-  for (int c = 0; c < n; ++c) gd[c] = A(0);
-  for (std::int64_t k = 0; k < chunks; ++k) {
-    const A* p = partials + k * n;
-    for (int c = 0; c < n; ++c) gd[c] += p[c];
-  }
+  fold_partials(partials, chunks, n, g.data());
 }
 
 /// Device: a team per block of columns computes the batch's derivatives into scratch,
