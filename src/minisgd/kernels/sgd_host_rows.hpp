@@ -376,6 +376,15 @@ inline void touch_pages(const void* begin, const void* end) {
 #endif
 }
 
+/// A prefetch of the cache line at p (where the host loops are vectorized).
+inline void prefetch_line(const void* p) {
+#ifdef MINISGD_HOST_VECTORS
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
 /// z[i] = row_dot(x_i, w, n) for `rows` rows of `stride` elements.
 template <class A, class S>
 inline void rows_dot(const S* x, std::int64_t stride, const A* w, int n, std::int64_t rows, A* z) {
