@@ -394,52 +394,36 @@ inline void chunk_rows_sum(const S* x, std::int64_t stride, int n, const A* u, s
 
 /// Host, exact sums: SGD's gradient order (sgd_kernels.hpp) over the s batches, batch after
 /// batch: each batch's rows in chunks of kChunk, a chunk's share summed from zero in row order,
-/// the shares added in chunk order. Threads take whole chunks, so each reads whole contiguous
-/// rows (threads over blocks of columns read half rows and ran at 0.1-0.5 of the triad on two
-/// cores); their shares go to a buffer the calling thread folds in order: the same bits for
-/// any thread count.
+/// the shares added in chunk order by sgd_detail::sum_of_chunks (the same bits for any thread
+/// count). Threads take whole chunks, so each reads whole contiguous rows (threads over blocks
+/// of columns read half rows and ran at 0.1-0.5 of the triad on two cores).
 template <class S, class A>
 void gradient_chunks_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                           const Vector<A>& v, const Vector<A>& g) {
   using sgd_detail::kChunk;
   const int n = int(g.extent(0));
   const std::int64_t stride = X.stride(0);
-  const std::int64_t per_batch = (b + kChunk - 1) / kChunk, chunks = steps * per_batch;
-  const bool one =
-      chunks < 2 || on_calling_thread(std::int64_t(steps) * b * n * std::int64_t(sizeof(S)));
-  const std::int64_t pitch = sgd_detail::partials_pitch<A>(n);
-  A* const partials = sgd_detail::partials_scratch<A>(one ? n : chunks * pitch);
-  if (one)
-    for (int c = 0; c < n; ++c) g(c) = A(0);
-  // chunks [k0, k1): one thread adds their sums into g, several store them in partials
-  const auto walk = [&](const std::int64_t k0, const std::int64_t k1) {
-    for (std::int64_t k = k0; k < k1; ++k) {
-      const std::int64_t r0 = k % per_batch * kChunk, rows = kmin(kChunk, b - r0);
-      const S* const x = &X(first(k / per_batch) + r0, 0);
-      const A* const u = &v(k / per_batch * b + r0);
-      if (n < ca_detail::kShortBlock) {
-        if (one)
-          sgd_detail::chunk_gradient<true>(x, stride, n, u, rows, g.data());
-        else
-          sgd_detail::chunk_gradient<false>(x, stride, n, u, rows, partials + k * pitch);
-      } else {
-        A* const p = one ? partials : partials + k * pitch;
-        ca_detail::chunk_rows_sum(x, stride, n, u, rows, p);
-        if (one)
-          for (int c = 0; c < n; ++c) g(c) += p[c];
-      }
-    }
-  };
-  if (one) {  // no launch (see sgd_detail::fused_pass)
-    Kokkos::Profiling::pushRegion("minisgd::gradient_product");
-    walk(0, chunks);
-    Kokkos::Profiling::popRegion();
-    return;
-  }
-  Kokkos::parallel_for("minisgd::gradient_product", Kokkos::RangePolicy<ExecSpace>(0, chunks),
-                       [=](const std::int64_t k) { walk(k, k + 1); });
-  sync_for_host("gradient partials");
-  sgd_detail::fold_partials(partials, chunks, n, g.data());
+  const std::int64_t per_batch = (b + kChunk - 1) / kChunk;
+  sgd_detail::sum_of_chunks(
+      "minisgd::gradient_product", steps * per_batch,
+      std::int64_t(steps) * b * n * std::int64_t(sizeof(S)), n, g.data(),
+      [&](const std::int64_t k, A* const p, const bool into_g) {
+        const std::int64_t r0 = k % per_batch * kChunk, rows = kmin(kChunk, b - r0);
+        const S* const x = &X(first(k / per_batch) + r0, 0);
+        const A* const u = &v(k / per_batch * b + r0);
+        if (n < ca_detail::kShortBlock) {
+          if (into_g)
+            sgd_detail::chunk_gradient<true>(x, stride, n, u, rows, p);
+          else
+            sgd_detail::chunk_gradient<false>(x, stride, n, u, rows, p);
+        } else if (!into_g) {
+          ca_detail::chunk_rows_sum(x, stride, n, u, rows, p);
+        } else {  // on the calling thread, whose partials sum_of_chunks leaves unused then
+          A* const share = sgd_detail::partials_scratch<A>(n);
+          ca_detail::chunk_rows_sum(x, stride, n, u, rows, share);
+          for (int c = 0; c < n; ++c) p[c] += share[c];
+        }
+      });
 }
 
 /// Host, sums rounded after every operation (an emulated narrower accumulator): a thread owns

@@ -202,62 +202,59 @@ inline void chunk_gradient(const T* x, std::int64_t stride, int n, const A* u, s
   }
 }
 
-/// g = Σ_k p_k in chunk order, p_k the rows of `partials` (n values each, partials_pitch
-/// apart): the fold after a launch whose threads stored each chunk's share.
-template <class A>
-inline void fold_partials(const A* partials, std::int64_t chunks, int n, A* g) {
-  for (int c = 0; c < n; ++c) g[c] = A(0);
-  for (std::int64_t k = 0; k < chunks; ++k) {
-    const A* p = partials + k * partials_pitch<A>(n);
-    for (int c = 0; c < n; ++c) g[c] += p[c];
+/// g[0..n) = the shares of `chunks` chunks added in chunk order, share(k, p, into_g) making
+/// chunk k's: added into p = g when into_g, else stored from zero in p. Fewer than two chunks,
+/// or work under kCallingThreadBytes: the calling thread walks the chunks in order (no launch:
+/// even a team of one thread costs ≈ 0.5 µs to start with OpenMP). Otherwise one launch in
+/// which threads take chunks in any order, each share going to its own row of the calling
+/// thread's partials, which that thread then adds to g in chunk order: the same additions in
+/// the same order, so the same bits for any thread count. `name` names the launch or region.
+template <class A, class Share>
+void sum_of_chunks(const char* name, std::int64_t chunks, std::int64_t bytes, int n, A* g,
+                   const Share& share) {
+  if (chunks < 2 || on_calling_thread(bytes)) {
+    for (int c = 0; c < n; ++c) g[c] = A(0);
+    Kokkos::Profiling::pushRegion(name);
+    for (std::int64_t k = 0; k < chunks; ++k) share(k, g, true);
+    Kokkos::Profiling::popRegion();
+    return;
   }
+  const std::int64_t pitch = partials_pitch<A>(n);
+  A* const partials = partials_scratch<A>(chunks * pitch);
+  Kokkos::parallel_for(
+      name, Kokkos::RangePolicy<ExecSpace>(0, chunks),
+      KOKKOS_LAMBDA(const std::int64_t k) { share(k, partials + k * pitch, false); });
+  sync_for_host(name);
+  for (int c = 0; c < n; ++c) g[c] = A(0);
+  for (std::int64_t k = 0; k < chunks; ++k)
+    for (int c = 0; c < n; ++c) g[c] += partials[k * pitch + c];
 }
 
 /// Host: each chunk of kChunk rows is read once from memory (widened once into the thread's
 /// buffer when narrow, unless the loops widen it in registers); its margins (unless given) and
-/// derivatives, then its share of the gradient from cache. Each chunk first touches the pages
-/// of the next one (touch_pages). On one thread, or for a batch under kCallingThreadBytes, the
-/// calling thread walks the chunks in order and adds each chunk's sums into g as they are made
-/// (no launch). Otherwise one launch: threads take chunks in any order, each chunk's sums go to
-/// its own row of partials, and the calling thread adds them to g in chunk order afterwards:
-/// the same additions in the same order, so the same bits for any thread count.
+/// derivatives, then its share of the gradient from cache, summed over the chunks by
+/// sum_of_chunks (the same bits for any thread count). Each chunk first touches the pages of
+/// the next one (touch_pages).
 template <Loss L, class S, class A>
 void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y, const Vector<A>& w,
                 const Vector<A>& z, bool margins_given, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0), chunks = (b + kChunk - 1) / kChunk;
-  const bool one = chunks < 2 || on_calling_thread(b * n * std::int64_t(sizeof(S)));
-  A* const partials = one ? nullptr : partials_scratch<A>(chunks * partials_pitch<A>(n));
-  if (one)
-    for (int c = 0; c < n; ++c) g(c) = A(0);
-  // chunks [k0, k1): one thread adds their sums into g, several store them in partials
-  const auto walk = KOKKOS_LAMBDA(const std::int64_t k0, const std::int64_t k1) {
-    float* const buffer = widening_buffer<S, A>(kChunk * n);
-    for (std::int64_t k = k0; k < k1; ++k) {
-      const std::int64_t r0 = k * kChunk, rows = kmin(kChunk, b - r0);
-      if (r0 + rows < b)  // the next chunk's pages
-        touch_pages(X.data() + (first + r0 + rows) * n,
-                    X.data() + (first + kmin(b, r0 + rows + kChunk)) * n);
-      widen_rows<A>(X, first + r0, rows, buffer, 0);
-      const auto* x = host_rows<A>(X, first + r0, buffer, 0);
-      chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
-      if (one)
-        chunk_gradient<true>(x, n, n, &u(r0), rows, g.data());
-      else
-        chunk_gradient<false>(x, n, n, &u(r0), rows, partials + k * partials_pitch<A>(n));
-    }
-  };
-  if (one) {  // no launch: even a team of one thread costs ≈ 0.5 µs to start (OpenMP)
-    Kokkos::Profiling::pushRegion("minisgd::sgd_fused_step");
-    walk(0, chunks);
-    Kokkos::Profiling::popRegion();
-    return;
-  }
-  Kokkos::parallel_for(
-      "minisgd::sgd_fused_step", Kokkos::RangePolicy<ExecSpace>(0, chunks),
-      KOKKOS_LAMBDA(const std::int64_t k) { walk(k, k + 1); });
-  sync_for_host("sgd partials");
-  fold_partials(partials, chunks, n, g.data());
+  sum_of_chunks("minisgd::sgd_fused_step", chunks, b * n * std::int64_t(sizeof(S)), n, g.data(),
+                [&](const std::int64_t k, A* const p, const bool into_g) {
+                  const std::int64_t r0 = k * kChunk, rows = kmin(kChunk, b - r0);
+                  if (r0 + rows < b)  // the next chunk's pages
+                    touch_pages(X.data() + (first + r0 + rows) * n,
+                                X.data() + (first + kmin(b, r0 + rows + kChunk)) * n);
+                  float* const buffer = widening_buffer<S, A>(kChunk * n);
+                  widen_rows<A>(X, first + r0, rows, buffer, 0);
+                  const auto* x = host_rows<A>(X, first + r0, buffer, 0);
+                  chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
+                  if (into_g)
+                    chunk_gradient<true>(x, n, n, &u(r0), rows, p);
+                  else
+                    chunk_gradient<false>(x, n, n, &u(r0), rows, p);
+                });
 }
 
 /// Device: a team per block of columns computes the batch's derivatives into scratch,
