@@ -27,9 +27,8 @@ mkdir -p build
 # fresh clones hit the same cache.
 export CCACHE_DIR=${CCACHE_DIR:-$MINISGD_CACHE/ccache} CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
-launcher=()
+launcher=()     # ccache, once the deps stage has installed it (below)
 ctest_extra=()  # a stage's own ctest arguments
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 # ---- stage bookkeeping -----------------------------------------------------------------------
 CI_START=$SECONDS
@@ -132,6 +131,9 @@ clang_checked() {
 }
 
 want deps && stage deps ci/install_deps.sh
+# Looked up only now: on a fresh machine the deps stage is what installs ccache, and a cold run
+# that built without it left the next run an empty cache (106 misses of 109 in gcc-serial).
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 # ---- static checks (fast: before anything is built) ------------------------------------------
 # no upward include between the layers of src/minisgd (docs/design.md); clang-format clean
