@@ -407,16 +407,13 @@ void gradient_chunks_host(const Matrix<S>& X, const BatchRows& first, std::int64
   sgd_detail::sum_of_chunks(
       "minisgd::gradient_product", steps * per_batch,
       std::int64_t(steps) * b * n * std::int64_t(sizeof(S)), n, g.data(),
-      [&](const std::int64_t k, A* const p, const bool into_g) {
+      [&](const std::int64_t k, A* const p, auto into_g) {
         const std::int64_t r0 = k % per_batch * kChunk, rows = kmin(kChunk, b - r0);
         const S* const x = &X(first(k / per_batch) + r0, 0);
         const A* const u = &v(k / per_batch * b + r0);
         if (n < ca_detail::kShortBlock) {
-          if (into_g)
-            sgd_detail::chunk_gradient<true>(x, stride, n, u, rows, p);
-          else
-            sgd_detail::chunk_gradient<false>(x, stride, n, u, rows, p);
-        } else if (!into_g) {
+          sgd_detail::chunk_gradient<decltype(into_g)::value>(x, stride, n, u, rows, p);
+        } else if constexpr (!decltype(into_g)::value) {
           ca_detail::chunk_rows_sum(x, stride, n, u, rows, p);
         } else {  // on the calling thread, whose partials sum_of_chunks leaves unused then
           A* const share = sgd_detail::partials_scratch<A>(n);

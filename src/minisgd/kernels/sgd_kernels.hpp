@@ -203,9 +203,10 @@ inline void chunk_gradient(const T* x, std::int64_t stride, int n, const A* u, s
 }
 
 /// g[0..n) = the shares of `chunks` chunks added in chunk order, share(k, p, into_g) making
-/// chunk k's: added into p = g when into_g, else stored from zero in p. Fewer than two chunks,
-/// or work under kCallingThreadBytes: the calling thread walks the chunks in order (no launch:
-/// even a team of one thread costs ≈ 0.5 µs to start with OpenMP). Otherwise one launch in
+/// chunk k's: added into p = g when into_g (std::true_type), else stored from zero in p
+/// (std::false_type), so each caller compiles both variants without a run-time test. Fewer than two
+/// chunks, or work under kCallingThreadBytes: the calling thread walks the chunks in order (no
+/// launch: even a team of one thread costs ≈ 0.5 µs to start with OpenMP). Otherwise one launch in
 /// which threads take chunks in any order, each share going to its own row of the calling
 /// thread's partials, which that thread then adds to g in chunk order: the same additions in
 /// the same order, so the same bits for any thread count. `name` names the launch or region.
@@ -215,7 +216,7 @@ void sum_of_chunks(const char* name, std::int64_t chunks, std::int64_t bytes, in
   if (chunks < 2 || on_calling_thread(bytes)) {
     for (int c = 0; c < n; ++c) g[c] = A(0);
     Kokkos::Profiling::pushRegion(name);
-    for (std::int64_t k = 0; k < chunks; ++k) share(k, g, true);
+    for (std::int64_t k = 0; k < chunks; ++k) share(k, g, std::true_type{});
     Kokkos::Profiling::popRegion();
     return;
   }
@@ -223,7 +224,7 @@ void sum_of_chunks(const char* name, std::int64_t chunks, std::int64_t bytes, in
   A* const partials = partials_scratch<A>(chunks * pitch);
   Kokkos::parallel_for(
       name, Kokkos::RangePolicy<ExecSpace>(0, chunks),
-      KOKKOS_LAMBDA(const std::int64_t k) { share(k, partials + k * pitch, false); });
+      KOKKOS_LAMBDA(const std::int64_t k) { share(k, partials + k * pitch, std::false_type{}); });
   sync_for_host(name);
   for (int c = 0; c < n; ++c) g[c] = A(0);
   for (std::int64_t k = 0; k < chunks; ++k)
@@ -241,7 +242,7 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
   const int n = int(X.extent(1));
   const std::int64_t b = z.extent(0), chunks = (b + kChunk - 1) / kChunk;
   sum_of_chunks("minisgd::sgd_fused_step", chunks, b * n * std::int64_t(sizeof(S)), n, g.data(),
-                [&](const std::int64_t k, A* const p, const bool into_g) {
+                [&](const std::int64_t k, A* const p, auto into_g) {
                   const std::int64_t r0 = k * kChunk, rows = kmin(kChunk, b - r0);
                   if (r0 + rows < b)  // the next chunk's pages
                     touch_pages(X.data() + (first + r0 + rows) * n,
@@ -250,10 +251,7 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
                   widen_rows<A>(X, first + r0, rows, buffer, 0);
                   const auto* x = host_rows<A>(X, first + r0, buffer, 0);
                   chunk_derivatives<L>(x, n, y, first, w, z, margins_given, u, r0, rows);
-                  if (into_g)
-                    chunk_gradient<true>(x, n, n, &u(r0), rows, p);
-                  else
-                    chunk_gradient<false>(x, n, n, &u(r0), rows, p);
+                  chunk_gradient<decltype(into_g)::value>(x, n, n, &u(r0), rows, p);
                 });
 }
 
