@@ -120,8 +120,12 @@ clang_checked() {
   # corpus runs here at 1 rank); together they were 450 of 1250 test-seconds here. The bitwise
   # restart of every method runs here at 1 rank only (at 3 ranks each took 40-60 s).
   # The CLI tests' hang limits (10 s) are for optimized builds: three times that here.
+  # HWLOC_COMPONENTS=-pci: at two ranks or more MPI_Init has hwloc read the PCI devices, whose
+  # many reallocs under ASan made every parallel run start in ~8 s (0.7 s without; a tiny deck
+  # at P = 2), most of this stage's time. The optimized builds do not need it (0.75 s either way).
   # shellcheck disable=SC2046
-  (export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 MINISGD_TEST_TIME_SCALE=3
+  (export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 MINISGD_TEST_TIME_SCALE=3 \
+          HWLOC_COMPONENTS=-pci
    ctest_extra=(-E '^(test_compression_decks[.]|header_self_containment$|cli[.]same_weights_any_threads[.]|cli[.]corpus[.].*[.]np4$|cli[.]restart_bitwise[.].*[.]np3$)')
    build_and_test clang-checked -DCMAKE_CXX_COMPILER=clang++ $(kokkos_args "$prefix") \
       -DMINISGD_ENABLE_DNNL=OFF -DMINISGD_ENABLE_BENCHMARKS=OFF -DMINISGD_ENABLE_TESTS=ON \

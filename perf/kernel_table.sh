@@ -48,9 +48,14 @@ def table(by_name):
     for name, b in by_name.items():
         kernel = name.split("/")[0]
         if kernel.startswith("BM_SgdStep"):
+            # Narrow storage against fp32 storage on the same shape and loss, in this process:
+            # what a narrower type buys the step (the issue's bf16 target is 1.7x at d = 2000).
+            storage = kernel.split(", ")[1]
+            fp32 = by_name.get(name.replace(", %s, " % storage, ", float, ")) if storage in ("bf16", "fp16") else None
             rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
                              rate=b["GB/s"], unit="GB/s", ceiling="roofline (triad)", fraction=b["of_roofline"],
-                             fraction_cpu=b["of_roofline_cpu"], extra="%.3g samples/s" % b["samples/s"] + of_copy(b)))
+                             fraction_cpu=b["of_roofline_cpu"], extra="%.3g samples/s" % b["samples/s"] + of_copy(b),
+                             vs_fp32=b["samples/s"] / fp32["samples/s"] if fp32 else None))
         elif "of_triad" in b:
             rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
                              rate=b["GB/s"], unit="GB/s", ceiling="triad", fraction=b["of_triad"],
@@ -96,11 +101,15 @@ rows = table({n: median_record([r[n] for r in per_round]) for n in names})
 round_rows = [{(x["kernel"], x["shape"]): x for x in table({n: r[n] for n in names})} for r in per_round]
 for row in rows:  # fractions: the median of the rounds' in-process fractions, and their range
     key = (row["kernel"], row["shape"])
-    for k in ("fraction", "fraction_cpu"):
-        vals = [rr[key][k] for rr in round_rows if rr[key][k] is not None]
+    for k in ("fraction", "fraction_cpu", "vs_fp32"):
+        vals = [rr[key][k] for rr in round_rows if rr[key].get(k) is not None]
         row[k] = statistics.median(vals) if vals else None
         if k == "fraction":
             row["fraction_range"] = [min(vals), max(vals)]
+    if row.get("vs_fp32") is not None:  # the median of the rounds' in-process ratios
+        vals = [rr[key]["vs_fp32"] for rr in round_rows]
+        row["extra"] += "; %.2fx fp32's samples/s" % row["vs_fp32"] + (
+            " (%.2f-%.2f)" % (min(vals), max(vals)) if len(raws) > 1 else "")
 raw = raws[0]
 ctx = raw["context"]
 print("minisgd kernel table: %s, %s threads, triad %s, load average %s%s" % (
