@@ -59,7 +59,7 @@ def table(by_name):
         elif "of_triad" in b:
             rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
                              rate=b["GB/s"], unit="GB/s", ceiling="triad", fraction=b["of_triad"],
-                             fraction_cpu=b["of_triad_cpu"], extra=of_copy(b).strip()))
+                             fraction_cpu=b["of_triad_cpu"], extra=of_copy(b).lstrip("; ")))
         elif kernel.startswith("BM_Gram") or kernel.startswith("BM_Sgemm"):
             s = shape(name)
             sgemm = by_name.get(re.sub(r"^BM_\w+", "BM_SgemmWholeGram", name))
