@@ -106,10 +106,9 @@ for row in rows:  # fractions: the median of the rounds' in-process fractions, a
         row[k] = statistics.median(vals) if vals else None
         if k == "fraction":
             row["fraction_range"] = [min(vals), max(vals)]
-    if row.get("vs_fp32") is not None:  # the median of the rounds' in-process ratios
-        vals = [rr[key]["vs_fp32"] for rr in round_rows]
-        row["extra"] += "; %.2fx fp32's samples/s" % row["vs_fp32"] + (
-            " (%.2f-%.2f)" % (min(vals), max(vals)) if len(raws) > 1 else "")
+        elif k == "vs_fp32" and vals:  # the median of the rounds' in-process ratios, and their range
+            row["extra"] += "; %.2fx fp32's samples/s" % row["vs_fp32"] + (
+                " (%.2f-%.2f)" % (min(vals), max(vals)) if len(raws) > 1 else "")
 raw = raws[0]
 ctx = raw["context"]
 print("minisgd kernel table: %s, %s threads, triad %s, load average %s%s" % (

@@ -230,11 +230,11 @@ void partial_margins_host(const Matrix<S>& X, const BatchRows& first, std::int64
 
 /// r(q) = Σ_c X(row q, c)·w(c), accumulated in A (rounded after every addition when
 /// `accumulate` emulates a narrower format). On host backends in SGD's order (rows_dot: 16
-/// partial sums added in a fixed tree); on devices a team shares a row.
+/// partial sums added in a fixed tree); on devices a warp shares a row.
 template <class S, class A, class Round>
 void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b, const Vector<A>& w,
                      const Round& accumulate, const Vector<A>& r) {
-  const int n = int(X.extent(1));
+  [[maybe_unused]] const int n = int(X.extent(1));  // (named before the constexpr-if: nvcc)
   const std::int64_t rows = r.extent(0);
   const Round round = accumulate;
   if constexpr (!std::is_same_v<Round, precision::Exact>) {
@@ -250,17 +250,7 @@ void partial_margins(const Matrix<S>& X, const BatchRows& first, std::int64_t b,
   } else if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
     ca_detail::partial_margins_host(X, first, b, w, r);
   } else {
-    using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-    Kokkos::parallel_for(
-        "minisgd::partial_margins", Kokkos::TeamPolicy<ExecSpace>(rows, Kokkos::AUTO),
-        KOKKOS_LAMBDA(const Team& team) {
-          const std::int64_t q = team.league_rank(), row = first(q / b) + q % b;
-          A sum = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, n),
-              [&](const int c, A& acc) { acc += precision::convert<A>(X(row, c)) * w(c); }, sum);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() { r(q) = sum; });
-        });
+    sgd_detail::device_row_dots("minisgd::partial_margins", X, first, b, rows, w, r);
   }
 }
 
@@ -301,20 +291,24 @@ struct Coefficients {
 ///   z_j = c_j r_j − Σ_{i<j} coef(j,i)·G_{j,i} u_i,   u_j = ℓ'(z_j; y_j),
 /// with G the packed Gram and r the summed margins; then v(q) = coef(steps, q/b)·u(q), the
 /// weights of the update. The loss L is a template parameter (with_loss). One team walks
-/// the steps in order; its threads share the b rows.
+/// the steps in order; its threads share the b rows. On devices each row is a warp's and, with
+/// exact sums, each dot G_{j,i}·u_i is summed by the warp's lanes (Kokkos' vector reduction);
+/// on host backends, and for rounded sums everywhere, each dot is summed in column order.
 template <Loss L, class A, class Round>
 void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients& k,
                       const Vector<double>& y, const BatchRows& first, std::int64_t b, int steps,
                       const Round& arithmetic, const Vector<A>& u, const Vector<A>& v) {
   using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   const Round round = arithmetic;
-  // A plain `if` on a constant: nvcc refuses a lambda whose first capture of a variable is
-  // inside `if constexpr`; the branch not taken is removed all the same.
+  // Plain `if`s on constants: nvcc refuses a lambda whose first capture of a variable is
+  // inside `if constexpr`; the branches not taken are removed all the same.
   constexpr bool exact = std::is_same_v<Round, precision::Exact>;
+  constexpr bool lane_dots = exact && !sgd_detail::host_backend;
+  const int lanes = sgd_detail::host_backend ? 1 : sgd_detail::kDeviceLanes;
   const auto coef = k.coef;
   const auto scale = k.scale;
   Kokkos::parallel_for(
-      "minisgd::inner_recurrence", Kokkos::TeamPolicy<ExecSpace>(1, Kokkos::AUTO),
+      "minisgd::inner_recurrence", Kokkos::TeamPolicy<ExecSpace>(1, Kokkos::AUTO, lanes),
       KOKKOS_LAMBDA(const Team& team) {
         for (int j = 0; j < steps; ++j) {
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b), [&](const std::int64_t l) {
@@ -323,7 +317,12 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
             A z = round(A(scale(j)) * r(j * b + l));
             for (int i = 0; i < j; ++i) {
               A dot = 0;
-              if (exact) {
+              if (lane_dots) {
+                Kokkos::parallel_reduce(
+                    Kokkos::ThreadVectorRange(team, b),
+                    [&](const std::int64_t c, A& acc) { acc += G(row + i * b + c) * u(i * b + c); },
+                    dot);
+              } else if (exact) {
                 for (std::int64_t c = 0; c < b; ++c) dot += G(row + i * b + c) * u(i * b + c);
               } else {
                 for (std::int64_t c = 0; c < b; ++c)
@@ -331,11 +330,13 @@ void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients
               }
               z = round(z - round(A(coef(j, i)) * dot));
             }
-            u(j * b + l) = round(loss_derivative<L>(z, A(y(first(j) + l))));
+            Kokkos::single(Kokkos::PerThread(team), [&]() {
+              u(j * b + l) = round(loss_derivative<L>(z, A(y(first(j) + l))));
+            });
           });
           team.team_barrier();
         }
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, steps * b), [&](const std::int64_t q) {
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, steps * b), [&](const std::int64_t q) {
           v(q) = round(A(coef(steps, q / b)) * u(q));
         });
       });
@@ -451,8 +452,9 @@ void gradient_rounded_host(const Matrix<S>& X, const BatchRows& first, std::int6
 /// Exact sums in SGD's order: each batch's chunks of kChunk rows summed from zero in row
 /// order, the chunks' sums added in order (batch after batch). Sums rounded after every
 /// operation (`accumulate` emulating a narrower format): each column over the rows in order, as
-/// the narrow accumulator would. On devices, exact: a thread per column, lanes along the row;
-/// rounded: a team owns a block of columns and walks the rows in order. Every path makes the
+/// the narrow accumulator would. On devices, exact: SGD's device_chunk_sums (warps sum chunks at
+/// once, the team adds them in order); rounded: a team owns a block of columns and walks the rows
+/// in order. Every path makes the
 /// same additions in the same order.
 template <class S, class A, class Round>
 void gradient_product(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
@@ -465,22 +467,7 @@ void gradient_product(const Matrix<S>& X, const BatchRows& first, std::int64_t b
     return;
   }
   if constexpr (std::is_same_v<Round, precision::Exact>) {
-    const std::int64_t chunk = sgd_detail::kChunk, per_batch = (b + chunk - 1) / chunk;
-    const std::int64_t chunks = steps * per_batch;
-    Kokkos::parallel_for(
-        "minisgd::gradient_product", Kokkos::RangePolicy<ExecSpace>(0, g.extent(0)),
-        KOKKOS_LAMBDA(const std::int64_t c) {
-          A total = 0;
-          for (std::int64_t k = 0; k < chunks; ++k) {
-            const std::int64_t r0 = k % per_batch * chunk, rows = kmin(chunk, b - r0);
-            const std::int64_t row = first(k / per_batch) + r0, q0 = k / per_batch * b + r0;
-            A part = 0;
-            for (std::int64_t i = 0; i < rows; ++i)
-              part += precision::convert<A>(X(row + i, c)) * v(q0 + i);
-            total += part;
-          }
-          g(c) = total;
-        });
+    sgd_detail::device_chunk_sums("minisgd::gradient_product", X, first, b, steps, v, g);
     return;
   }
   constexpr int kCols = 512;

@@ -19,8 +19,9 @@
 // to a buffer and the shares are added in chunk order after the launch. Short rows vectorize
 // too (sgd_host_rows.hpp); with AVX-512 a margin's partial sums are one register and bf16/fp16
 // are widened in registers, so narrow storage is read once from memory and never copied.
-// Devices: a team per row for the margins; a team per block of columns for the gradient,
-// which first computes the b derivatives into scratch and then has a thread per column.
+// Devices: a warp per row for the margins (device_row_dots); for the gradient a team per 32
+// columns, its warps summing consecutive chunks at once and the team adding their sums in chunk
+// order (device_chunk_sums): the host's additions in the host's order, so the same bits.
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -35,7 +36,10 @@ namespace minisgd {
 
 namespace sgd_detail {
 
-constexpr int kDeviceCols = 256;  // columns of one device team
+/// Device teams: a warp of kDeviceLanes vector lanes reads 32 consecutive values of a row (one
+/// coalesced load); a team has kDeviceWarps of them.
+constexpr int kDeviceLanes = 32;
+constexpr int kDeviceWarps = 8;
 
 constexpr bool host_backend = kHostMemory;
 
@@ -95,12 +99,125 @@ inline auto host_rows(const Matrix<S>& X, std::int64_t row, float* buffer, std::
     return static_cast<const S*>(&X(row, 0));
 }
 
+/// The first row of X of a single batch: the batch layout of SGD's step for the device kernels,
+/// which take CA-SGD's s batches (BatchRows) alike.
+struct OneBatch {
+  std::int64_t first;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t) const { return first; }
+};
+
+/// Devices: r(q) = x_q·w for the `rows` rows q of batches of b rows, batch j starting at row
+/// first(j) of X. A warp per row: each lane sums every 32nd column, the warp adds the lanes'
+/// sums (Kokkos' vector reduction, a fixed order for a given vector length).
+template <class S, class A, class First>
+void device_row_dots(const char* name, const Matrix<S>& X, const First& first, std::int64_t b,
+                     std::int64_t rows, const Vector<A>& w, const Vector<A>& r) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Team = typename Policy::member_type;
+  const int n = int(X.extent(1));
+  Kokkos::parallel_for(
+      name, Policy((rows + kDeviceWarps - 1) / kDeviceWarps, kDeviceWarps, kDeviceLanes),
+      KOKKOS_LAMBDA(const Team& team) {
+        const std::int64_t q0 = std::int64_t(team.league_rank()) * kDeviceWarps;
+        Kokkos::parallel_for(
+            Kokkos::TeamThreadRange(team, kmin<std::int64_t>(kDeviceWarps, rows - q0)),
+            [&](const std::int64_t k) {
+              const std::int64_t q = q0 + k, row = first(q / b) + q % b;
+              A sum = 0;
+              Kokkos::parallel_reduce(
+                  Kokkos::ThreadVectorRange(team, n),
+                  [&](const int c, A& acc) { acc += precision::convert<A>(X(row, c)) * w(c); },
+                  sum);
+              Kokkos::single(Kokkos::PerThread(team), [&]() { r(q) = sum; });
+            });
+      });
+}
+
+/// Devices: g(c) = Σ_q X(row q, c)·weight(q) over `batches` batches of b rows (batch j from row
+/// first(j) of X; q counts the rows batch after batch), in the host's order: each batch's chunks
+/// of kChunk rows summed from zero in row order, the chunks' sums added in order. A team owns
+/// kDeviceLanes columns, a lane each; in each round its warps sum kDeviceWarps consecutive
+/// chunks at once (a full chunk's 32 rows unrolled: 32 loads in flight a lane) into scratch,
+/// then the team adds them, in chunk order, to its running sums. weight(q) is evaluated once a
+/// round per row, into scratch.
+template <class S, class A, class First, class Weight>
+void device_chunk_sums(const char* name, const Matrix<S>& X, const First& first, std::int64_t b,
+                       std::int64_t batches, const Weight& weight, const Vector<A>& g) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Team = typename Policy::member_type;
+  using Scratch = Kokkos::View<A*, typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr int W = kDeviceWarps, L = kDeviceLanes;
+  constexpr std::int64_t R = kChunk;
+  const int n = int(g.extent(0));
+  const std::int64_t per_batch = (b + R - 1) / R, chunks = batches * per_batch;
+  const std::int64_t rounds = (chunks + W - 1) / W;
+  const std::size_t bytes =
+      Scratch::shmem_size(W * R) + Scratch::shmem_size(W * L) + Scratch::shmem_size(L);
+  Kokkos::parallel_for(
+      name, Policy((n + L - 1) / L, W, L).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const Team& team) {
+        Scratch u(team.team_scratch(0), W * R), part(team.team_scratch(0), W * L),
+            sum(team.team_scratch(0), L);
+        const int c0 = team.league_rank() * L, width = kmin(L, n - c0);
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width),
+                             [&](const int c) { sum(c) = A(0); });
+        for (std::int64_t t = 0; t < rounds; ++t) {
+          const int here = int(kmin<std::int64_t>(W, chunks - t * W));
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, here), [&](const int k) {
+            const std::int64_t chunk = t * W + k, r0 = chunk % per_batch * R;
+            const std::int64_t q0 = chunk / per_batch * b + r0;
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kmin(R, b - r0)),
+                                 [&](const std::int64_t i) { u(k * R + i) = weight(q0 + i); });
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, here), [&](const int k) {
+            const std::int64_t chunk = t * W + k, r0 = chunk % per_batch * R;
+            const std::int64_t rows = kmin(R, b - r0), row = first(chunk / per_batch) + r0;
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, width), [&](const int c) {
+              A p = 0;
+              if (rows == R) {
+                for (std::int64_t i = 0; i < R; ++i)
+                  p += precision::convert<A>(X(row + i, c0 + c)) * u(k * R + i);
+              } else {
+                for (std::int64_t i = 0; i < rows; ++i)
+                  p += precision::convert<A>(X(row + i, c0 + c)) * u(k * R + i);
+              }
+              part(k * L + c) = p;
+            });
+          });
+          team.team_barrier();
+          // The next round writes u before its first barrier, part after it: the team's adds
+          // below finish before either is overwritten.
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const int c) {
+            A acc = sum(c);
+            for (int k = 0; k < here; ++k) acc += part(k * L + c);
+            sum(c) = acc;
+          });
+        }
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width),
+                             [&](const int c) { g(c0 + c) = sum(c); });
+      });
+}
+
+/// The loss derivatives of SGD's batch, u_i = ℓ'(z_i; y_{first+i}), the weights of its gradient.
+template <Loss L, class A>
+struct Derivatives {
+  Vector<A> z;
+  Vector<double> y;
+  std::int64_t first;
+  KOKKOS_INLINE_FUNCTION A operator()(std::int64_t i) const {
+    return loss_derivative<L>(z(i), A(y(first + i)));
+  }
+};
+
 }  // namespace sgd_detail
 
 /// z(i) = x_{first+i}·w for the batch (the column decomposition's partial margins).
 template <class S, class A>
 void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, const Vector<A>& z) {
-  const int n = int(X.extent(1));
+  [[maybe_unused]] const int n = int(X.extent(1));  // (named before the constexpr-if: nvcc)
   const std::int64_t b = z.extent(0);
   if constexpr (sgd_detail::host_backend) {
     using sgd_detail::kChunk;
@@ -114,18 +231,7 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
           sgd_detail::rows_dot(x, n, w.data(), n, rows, &z(r0));
         });
   } else {
-    using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
-    Kokkos::parallel_for(
-        "minisgd::sgd_margins", Kokkos::TeamPolicy<ExecSpace>(b, Kokkos::AUTO),
-        KOKKOS_LAMBDA(const Team& team) {
-          const std::int64_t i = team.league_rank();
-          A sum = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, n),
-              [&](const int c, A& acc) { acc += precision::convert<A>(X(first + i, c)) * w(c); },
-              sum);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() { z(i) = sum; });
-        });
+    sgd_detail::device_row_dots("minisgd::sgd_margins", X, sgd_detail::OneBatch{first}, b, b, w, z);
   }
 }
 
@@ -255,41 +361,6 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
                 });
 }
 
-/// Device: a team per block of columns computes the batch's derivatives into scratch,
-/// then a thread per column sums the rows chunk by chunk, as the host does.
-template <Loss L, class S, class A>
-void team_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
-                   const Vector<A>& z, const Vector<A>& g) {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using Team = Policy::member_type;
-  using Scratch =
-      Kokkos::View<A*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const int n = int(X.extent(1));
-  const std::int64_t b = z.extent(0);
-  Kokkos::parallel_for(
-      "minisgd::sgd_gradient",
-      Policy((n + kDeviceCols - 1) / kDeviceCols, Kokkos::AUTO)
-          .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(b))),
-      KOKKOS_LAMBDA(const Team& team) {
-        Scratch u(team.team_scratch(0), b);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b), [&](const std::int64_t i) {
-          u(i) = loss_derivative<L>(z(i), A(y(first + i)));
-        });
-        team.team_barrier();
-        const int c0 = team.league_rank() * kDeviceCols, width = kmin(kDeviceCols, n - c0);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int c) {
-          A acc = 0;
-          for (std::int64_t r0 = 0; r0 < b; r0 += kChunk) {  // the host's chunks, folded in order
-            A part = 0;
-            for (std::int64_t i = r0; i < kmin(b, r0 + kChunk); ++i)
-              part += precision::convert<A>(X(first + i, c0 + c)) * u(i);
-            acc += part;
-          }
-          g(c0 + c) = acc;
-        });
-      });
-}
-
 }  // namespace sgd_detail
 
 /// g = Σ_i ℓ'(z_i; y_i)·x_i over the batch of z.extent(0) rows starting at `first`. The
@@ -305,7 +376,8 @@ void sgd_gradient(const Matrix<S>& X, std::int64_t first, const Vector<double>& 
     sgd_detail::fused_pass<L>(X, first, y, w, z, margins_given, u, g);
   } else {
     if (!margins_given) sgd_margins(X, first, w, z);
-    sgd_detail::team_gradient<L>(X, first, y, z, g);
+    sgd_detail::device_chunk_sums("minisgd::sgd_gradient", X, sgd_detail::OneBatch{first},
+                                  z.extent(0), 1, sgd_detail::Derivatives<L, A>{z, y, first}, g);
   }
 }
 
