@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,12 +66,31 @@ int main(int argc, char** argv) {
   minisgd::gpu::select_device_by_local_rank(MPI_COMM_WORLD, argc, argv);  // CUDA builds only
   int code = 0;
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    // Kokkos throws when its backend cannot start (a CUDA build whose driver is too old or sees
+    // no GPU): every rank learns whether all started, so none is left waiting in a collective.
+    std::optional<Kokkos::ScopeGuard> kokkos;
+    std::string why;
     try {
-      code = run_main(argc, argv);
-    } catch (const minisgd::Abort& a) {
-      code = a.code;
+      kokkos.emplace(argc, argv);
+    } catch (const std::exception& e) {
+      why = e.what();
     }
+    int started = why.empty() ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &started, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!why.empty()) {
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      std::cerr << "minisgd: error: rank " << rank
+                << ": Kokkos could not start: " << why.substr(0, why.find('\n')) << std::endl;
+    }
+    if (!started)
+      code = minisgd::kBadInput;
+    else
+      try {
+        code = run_main(argc, argv);
+      } catch (const minisgd::Abort& a) {
+        code = a.code;
+      }
   }
   MPI_Finalize();
   return code;

@@ -54,6 +54,10 @@ TEST(Gpu, CublasGramMatchesHostReference) {
   check_gram<float, float>(4, 8, 100, true, 1e-2);  // TF32: 10-bit mantissas in the product
   check_gram<precision::bf16, float>(4, 16, 264, false, 1e-6);
   check_gram<precision::fp16, float>(3, 16, 264, false, 1e-6);
+  check_gram<precision::bf16, float>(16, 32, 28, false, 1e-6);  // the paper's s, b; HIGGS' n
+  // Beyond gpu::kWholeGramRows rows: s − 1 GEMMs instead of the whole Gram and a packing kernel.
+  check_gram<float, float>(5, 256, 64, false, 1e-6);
+  check_gram<precision::bf16, float>(3, 512, 40, false, 1e-6);
   EXPECT_FALSE((gpu::cublas_gram_supported<precision::bf16, double>()));
 #endif
 }

@@ -81,8 +81,8 @@ void check_gradient(std::int64_t b, int n) {
     for (int c = 0; c < n; ++c) {
       A part = 0;
       for (std::int64_t i = r0; i < std::min<std::int64_t>(b, r0 + 32); ++i)
-        part += precision::convert<A>(hX(kFirst + i, c)) *
-                loss_derivative<L>(hz(i), A(hy(kFirst + i)));
+        part +=
+            precision::convert<A>(hX(kFirst + i, c)) * loss_derivative<L>(hz(i), A(hy(kFirst + i)));
       want[std::size_t(c)] += part;
     }
   for (int c = 0; c < n; ++c)

@@ -290,56 +290,67 @@ struct Coefficients {
 /// The inner recurrence, redundantly on every rank, for j = 0..steps−1:
 ///   z_j = c_j r_j − Σ_{i<j} coef(j,i)·G_{j,i} u_i,   u_j = ℓ'(z_j; y_j),
 /// with G the packed Gram and r the summed margins; then v(q) = coef(steps, q/b)·u(q), the
-/// weights of the update. The loss L is a template parameter (with_loss). One team walks
-/// the steps in order; its threads share the b rows. On devices each row is a warp's and, with
-/// exact sums, each dot G_{j,i}·u_i is summed by the warp's lanes (Kokkos' vector reduction);
-/// on host backends, and for rounded sums everywhere, each dot is summed in column order.
+/// weights of the update. The loss L is a template parameter (with_loss). One team walks the
+/// steps in order. In step j every dot G_{j,i}·u_i (row l of block (j, i), i < j) is
+/// independent: the team's threads take the rows and their vector lanes the blocks i, each
+/// summing its dot in column order into scratch; then a thread per row adds them in the order
+/// of i and takes the derivative. The same operations in the same order on every backend, so
+/// the same bits (a warp per row with a lane per block on devices: the j·b dots of a step at once).
 template <Loss L, class A, class Round>
 void inner_recurrence(const Vector<A>& G, const Vector<A>& r, const Coefficients& k,
                       const Vector<double>& y, const BatchRows& first, std::int64_t b, int steps,
                       const Round& arithmetic, const Vector<A>& u, const Vector<A>& v) {
-  using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Team = typename Policy::member_type;
+  using Scratch = Kokkos::View<A**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const Round round = arithmetic;
-  // Plain `if`s on constants: nvcc refuses a lambda whose first capture of a variable is
-  // inside `if constexpr`; the branches not taken are removed all the same.
+  // A plain `if` on a constant: nvcc refuses a lambda whose first capture of a variable is
+  // inside `if constexpr`; the branch not taken is removed all the same.
   constexpr bool exact = std::is_same_v<Round, precision::Exact>;
-  constexpr bool lane_dots = exact && !sgd_detail::host_backend;
-  const int lanes = sgd_detail::host_backend ? 1 : sgd_detail::kDeviceLanes;
   const auto coef = k.coef;
   const auto scale = k.scale;
-  Kokkos::parallel_for(
-      "minisgd::inner_recurrence", Kokkos::TeamPolicy<ExecSpace>(1, Kokkos::AUTO, lanes),
-      KOKKOS_LAMBDA(const Team& team) {
-        for (int j = 0; j < steps; ++j) {
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b), [&](const std::int64_t l) {
-            const std::int64_t width = j * b;
-            const std::int64_t row = gram_row_offset(j, b) + l * width;  // G_{j,·} row l
-            A z = round(A(scale(j)) * r(j * b + l));
-            for (int i = 0; i < j; ++i) {
-              A dot = 0;
-              if (lane_dots) {
-                Kokkos::parallel_reduce(
-                    Kokkos::ThreadVectorRange(team, b),
-                    [&](const std::int64_t c, A& acc) { acc += G(row + i * b + c) * u(i * b + c); },
-                    dot);
-              } else if (exact) {
-                for (std::int64_t c = 0; c < b; ++c) dot += G(row + i * b + c) * u(i * b + c);
-              } else {
-                for (std::int64_t c = 0; c < b; ++c)
-                  dot = round(dot + round(G(row + i * b + c) * u(i * b + c)));
-              }
-              z = round(z - round(A(coef(j, i)) * dot));
-            }
-            Kokkos::single(Kokkos::PerThread(team), [&]() {
-              u(j * b + l) = round(loss_derivative<L>(z, A(y(first(j) + l))));
-            });
-          });
-          team.team_barrier();
-        }
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, steps * b), [&](const std::int64_t q) {
-          v(q) = round(A(coef(steps, q / b)) * u(q));
+  const std::size_t bytes = Scratch::shmem_size(b, kmax(steps, 1));
+  const int level = bytes <= 32 * 1024 ? 0 : 1;  // else global memory (b·s beyond 8192 floats)
+  const auto body = KOKKOS_LAMBDA(const Team& team) {
+    Scratch dots(team.team_scratch(level), b, kmax(steps, 1));
+    for (int j = 0; j < steps; ++j) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b), [&](const std::int64_t l) {
+        const std::int64_t row = gram_row_offset(j, b) + l * (j * b);  // G_{j,·} row l
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, j), [&](const int i) {
+          const std::int64_t g = row + i * b, x = i * b;
+          A dot = 0;
+          if (exact) {
+            for (std::int64_t c = 0; c < b; ++c) dot += G(g + c) * u(x + c);
+          } else {
+            for (std::int64_t c = 0; c < b; ++c) dot = round(dot + round(G(g + c) * u(x + c)));
+          }
+          dots(l, i) = dot;
         });
       });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, b), [&](const std::int64_t l) {
+        A z = round(A(scale(j)) * r(j * b + l));
+        for (int i = 0; i < j; ++i) z = round(z - round(A(coef(j, i)) * dots(l, i)));
+        u(j * b + l) = round(loss_derivative<L>(z, A(y(first(j) + l))));
+      });
+      team.team_barrier();
+    }
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, steps * b),
+                         [&](const std::int64_t q) { v(q) = round(A(coef(steps, q / b)) * u(q)); });
+  };
+  if constexpr (sgd_detail::host_backend) {
+    Kokkos::parallel_for("minisgd::inner_recurrence",
+                         Policy(1, Kokkos::AUTO).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+                         body);
+  } else {  // a warp per row of the batch, as many as fit one block
+    const Policy one(1, 1, sgd_detail::kDeviceLanes);
+    const int warps = int(kmin<std::int64_t>(b, one.team_size_max(body, Kokkos::ParallelForTag())));
+    Kokkos::parallel_for(
+        "minisgd::inner_recurrence",
+        Policy(1, warps, sgd_detail::kDeviceLanes).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+        body);
+  }
 }
 
 template <Loss L, class A>

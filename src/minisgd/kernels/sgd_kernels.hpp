@@ -19,9 +19,10 @@
 // to a buffer and the shares are added in chunk order after the launch. Short rows vectorize
 // too (sgd_host_rows.hpp); with AVX-512 a margin's partial sums are one register and bf16/fp16
 // are widened in registers, so narrow storage is read once from memory and never copied.
-// Devices: a warp per row for the margins (device_row_dots); for the gradient a team per 32
-// columns, its warps summing consecutive chunks at once and the team adding their sums in chunk
-// order (device_chunk_sums): the host's additions in the host's order, so the same bits.
+// Devices: a warp per short row, a team per long one for the margins (device_row_dots); for
+// the gradient a team per 32 columns, its warps summing consecutive chunks at once and the team
+// adding their sums in chunk order (device_chunk_sums): the host's additions in the host's
+// order, so the same bits.
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -106,15 +107,33 @@ struct OneBatch {
   KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t) const { return first; }
 };
 
+/// Rows at most this long get a warp each on devices (4 values a lane); longer ones a team.
+/// On an H100, s·b = 512 rows: 28 columns 12–14 µs a warp per row, 16 µs a team per row; 500
+/// columns 20–22 against 17 µs; 2000 columns 40–42 against 22 µs.
+constexpr int kDeviceWarpRow = 4 * kDeviceLanes;
+
 /// Devices: r(q) = x_q·w for the `rows` rows q of batches of b rows, batch j starting at row
-/// first(j) of X. A warp per row: each lane sums every 32nd column, the warp adds the lanes'
-/// sums (Kokkos' vector reduction, a fixed order for a given vector length).
+/// first(j) of X. Short rows: a warp per row, each lane summing every 32nd column and the warp
+/// adding the lanes' sums; long rows: a team per row, the team adding its threads' sums (Kokkos'
+/// reductions: a fixed order for a given team shape).
 template <class S, class A, class First>
 void device_row_dots(const char* name, const Matrix<S>& X, const First& first, std::int64_t b,
                      std::int64_t rows, const Vector<A>& w, const Vector<A>& r) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Team = typename Policy::member_type;
   const int n = int(X.extent(1));
+  if (n > kDeviceWarpRow) {
+    Kokkos::parallel_for(
+        name, Policy(rows, Kokkos::AUTO), KOKKOS_LAMBDA(const Team& team) {
+          const std::int64_t q = team.league_rank(), row = first(q / b) + q % b;
+          A sum = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, n),
+              [&](const int c, A& acc) { acc += precision::convert<A>(X(row, c)) * w(c); }, sum);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { r(q) = sum; });
+        });
+    return;
+  }
   Kokkos::parallel_for(
       name, Policy((rows + kDeviceWarps - 1) / kDeviceWarps, kDeviceWarps, kDeviceLanes),
       KOKKOS_LAMBDA(const Team& team) {

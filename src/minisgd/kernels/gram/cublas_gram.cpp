@@ -98,8 +98,22 @@ CublasHandle::CublasHandle(cudaStream_t stream) : stream_(stream) {
   cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST);
 }
 
-CublasHandle::~CublasHandle() {
-  if (handle_) cublasDestroy(handle_);  // errors at teardown cannot be reported: ignored
+CublasHandle::~CublasHandle() {  // errors at teardown cannot be reported: ignored
+  if (workspace_) cudaFree(workspace_);
+  if (handle_) cublasDestroy(handle_);
+}
+
+void* CublasHandle::workspace(std::size_t bytes) {
+  if (bytes <= workspace_bytes_) return workspace_;
+  if (workspace_) cudaFree(workspace_);
+  workspace_ = nullptr;
+  workspace_bytes_ = 0;
+  const cudaError_t e = cudaMalloc(&workspace_, bytes);
+  if (e != cudaSuccess)
+    throw std::runtime_error("cublas workspace: cudaMalloc of " + std::to_string(bytes) +
+                             " bytes: " + cudaGetErrorString(e));
+  workspace_bytes_ = bytes;
+  return workspace_;
 }
 
 void gemm_abt(CublasHandle& h, GemmInput in, GemmAccum acc, int m, int n, int k, double alpha,

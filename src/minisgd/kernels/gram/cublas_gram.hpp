@@ -62,10 +62,15 @@ class CublasHandle {
 
   cublasContext* get() const { return handle_; }
   cudaStream_t stream() const { return stream_; }
+  /// At least `bytes` of device memory owned by the handle, kept between calls (it only
+  /// grows; growing frees the old block, which waits for the device).
+  void* workspace(std::size_t bytes);
 
  private:
   cublasContext* handle_ = nullptr;
   cudaStream_t stream_ = nullptr;
+  void* workspace_ = nullptr;
+  std::size_t workspace_bytes_ = 0;
 };
 
 /// C = alpha·A·Bᵀ + beta·C, all row-major, device pointers: A is m×k (leading dimension

@@ -12,6 +12,8 @@
 // The result is ready in that instance's stream order; fence before reading it on the host
 // or handing it to a communicator (minisgd's collectives fence).
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "minisgd/core/kokkos.hpp"
@@ -58,8 +60,15 @@ bool cublas_gram_supported(bool tf32 = false) {
     return false;
 }
 
-/// kernels/gram.hpp's packed strictly block-lower Gram of Y (rows a multiple of b), s−1
-/// GEMMs on exec's stream; not fenced. minisgd's bf16/fp16 have __nv_bfloat16's/__half's bit
+/// Rows up to which the packed Gram is one GEMM of the whole Y·Yᵀ (into the handle's
+/// workspace, rows² values) and a kernel that packs its strictly block-lower part: 2 launches
+/// instead of s − 1, at twice the flops, where the blocks are small. On an H100 the s − 1
+/// GEMMs of the paper's shape (b = 32, s = 16) took about 300 µs an outer step, mostly launches.
+constexpr std::int64_t kWholeGramRows = 1024;
+
+/// kernels/gram.hpp's packed strictly block-lower Gram of Y (rows a multiple of b) on exec's
+/// stream, not fenced: up to kWholeGramRows rows the whole Gram and a packing kernel, beyond
+/// them s−1 GEMMs (block_lower_gram). minisgd's bf16/fp16 have __nv_bfloat16's/__half's bit
 /// layout, so the views go to cuBLAS as they are.
 template <class In, class Acc>
 void cublas_block_lower_gram(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
@@ -74,8 +83,26 @@ void cublas_block_lower_gram(const Matrix<In>& Y, std::int64_t b, const Vector<A
     throw std::invalid_argument("cublas_block_lower_gram: packed holds " +
                                 std::to_string(packed.extent(0)) + " values, needs " +
                                 std::to_string(b * b * s * (s - 1) / 2));
-  block_lower_gram(cublas_handle(exec), gemm_input<In>(), gemm_accum<Acc>(), rows, cols,
-                   rows > 1 ? std::int64_t(Y.stride_0()) : cols, b, Y.data(), packed.data(), tf32);
+  const std::int64_t ldy = rows > 1 ? std::int64_t(Y.stride_0()) : cols;
+  CublasHandle& h = cublas_handle(exec);
+  if (s <= 2 || rows % b != 0 || rows > kWholeGramRows || cols == 0) {
+    block_lower_gram(h, gemm_input<In>(), gemm_accum<Acc>(), rows, cols, ldy, b, Y.data(),
+                     packed.data(), tf32);
+    return;
+  }
+  Acc* const whole = static_cast<Acc*>(h.workspace(std::size_t(rows * rows) * sizeof(Acc)));
+  gram(h, gemm_input<In>(), gemm_accum<Acc>(), int(rows), int(cols), Y.data(), int(ldy), whole,
+       int(rows), tf32);
+  // Row l of block row j ≥ 1 (whole row q = jb + l): its first jb values, to b²·j(j−1)/2 + l·jb.
+  using Team = Kokkos::TeamPolicy<Kokkos::Cuda>::member_type;
+  Kokkos::parallel_for(
+      "minisgd::pack_gram", Kokkos::TeamPolicy<Kokkos::Cuda>(exec, int(rows - b), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Team& team) {
+        const std::int64_t q = b + team.league_rank(), j = q / b, width = j * b;
+        const std::int64_t to = b * b * j * (j - 1) / 2 + (q % b) * width;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width),
+                             [&](const std::int64_t c) { packed(to + c) = whole[q * rows + c]; });
+      });
 }
 
 }  // namespace minisgd::gpu
