@@ -43,6 +43,8 @@ struct Batches {
 template <class F>
 void stream(benchmark::State& state, double bytes, F&& kernel) {
   std::int64_t t = 0;
+  kernel(t++);  // untimed: a GPU loads a kernel's code at its first launch (tens of ms)
+  fence();
   const double cpu0 = perf::process_cpu_seconds();
   Kokkos::Timer clock;
   for (auto _ : state) {
