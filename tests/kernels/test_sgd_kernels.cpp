@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "minisgd/kernels/sgd_kernels.hpp"
+#include "testkit/random_matrix.hpp"
 
 using namespace minisgd;
 using precision::bf16;
@@ -27,18 +28,6 @@ bool same_bits(T a, T b) {
 }
 
 constexpr std::int64_t kFirst = 5;  // the batch starts inside X, not at its first row
-
-template <class S>
-Matrix<S> random_matrix(std::int64_t rows, int n, std::uint64_t seed) {
-  Matrix<S> X("X", rows, n);
-  auto h = Kokkos::create_mirror_view(X);
-  std::mt19937_64 gen(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (int c = 0; c < n; ++c) h(i, c) = precision::convert<S>(normal(gen) / std::sqrt(n));
-  Kokkos::deep_copy(X, h);
-  return X;
-}
 
 /// Labels the loss takes: ±1 (logistic), counts (Poisson), reals (linear).
 template <Loss L>
@@ -61,7 +50,7 @@ Vector<double> labels(std::int64_t rows, std::uint64_t seed) {
 template <Loss L, class S, class A>
 void check_gradient(std::int64_t b, int n) {
   const std::uint64_t seed = std::uint64_t(b * 4099 + n);
-  const auto X = random_matrix<S>(kFirst + b + 3, n, seed);
+  const auto X = testkit::random_rows<S>(kFirst + b + 3, n, seed);
   const auto y = labels<L>(kFirst + b + 3, seed + 1);
   Vector<A> w("w", n), z("z", b), u("u", b), g("g", n);
   {  // given margins (the column decomposition's), so that only the gradient's order counts
@@ -93,7 +82,7 @@ void check_gradient(std::int64_t b, int n) {
 
 template <class S, class A>
 void check_margins(std::int64_t b, int n) {
-  const auto X = random_matrix<S>(kFirst + b + 3, n, std::uint64_t(b * 31 + n));
+  const auto X = testkit::random_rows<S>(kFirst + b + 3, n, std::uint64_t(b * 31 + n));
   Vector<A> w("w", n), z("z", b);
   {
     auto hw = Kokkos::create_mirror_view(w);

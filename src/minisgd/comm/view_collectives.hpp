@@ -25,24 +25,25 @@ T* host_staging(std::size_t count) {
 template <class View>
 void allreduce(Communicator& comm, const View& v, Op op = Op::sum) {
   using T = typename View::non_const_value_type;
-  if constexpr (Kokkos::SpaceAccessibility<HostSpace, typename View::memory_space>::accessible) {
-    sync_for_host("view handed to the communicator");
-    comm.allreduce(v.data(), v.span(), op);
-  } else if (comm.device_buffers()) {
-    sync_for_host("view handed to the communicator");
-    comm.allreduce(v.data(), v.span(), op);
-  } else if (comm.size() == 1) {
+  constexpr bool on_host =
+      Kokkos::SpaceAccessibility<HostSpace, typename View::memory_space>::accessible;
+  if (!on_host && !comm.device_buffers() && comm.size() == 1) {
     // One rank: the reduction is v itself. The call still reaches the backend (its counters,
     // an emulated network's time) on host memory it leaves as it is, so v neither travels
     // through host memory nor waits for the kernels writing it.
     comm.allreduce(host_staging<T>(v.span()), v.span(), op);
+    return;
+  }
+  sync_for_host("view handed to the communicator");
+  if constexpr (on_host) {
+    comm.allreduce(v.data(), v.span(), op);
+  } else if (comm.device_buffers()) {
+    comm.allreduce(v.data(), v.span(), op);
   } else if (!v.span_is_contiguous()) {
-    sync_for_host("view handed to the communicator");
     auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
     comm.allreduce(h.data(), h.span(), op);
     Kokkos::deep_copy(v, h);
   } else {
-    sync_for_host("view handed to the communicator");
     using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
     const Kokkos::View<T*, HostSpace, Unmanaged> h(host_staging<T>(v.span()), v.span());
     const Kokkos::View<T*, typename View::memory_space, Unmanaged> d(v.data(), v.span());

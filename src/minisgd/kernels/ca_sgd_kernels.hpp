@@ -465,8 +465,7 @@ void gradient_rounded_host(const Matrix<S>& X, const BatchRows& first, std::int6
 /// operation (`accumulate` emulating a narrower format): each column over the rows in order, as
 /// the narrow accumulator would. On devices, exact: SGD's device_chunk_sums (warps sum chunks at
 /// once, the team adds them in order); rounded: a team owns a block of columns and walks the rows
-/// in order. Every path makes the
-/// same additions in the same order.
+/// in order. Every path makes the same additions in the same order.
 template <class S, class A, class Round>
 void gradient_product(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                       const Vector<A>& v, const Round& accumulate, const Vector<A>& g) {

@@ -18,6 +18,7 @@
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/kernels/gram/cublas_gram.hpp"
+#include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::gpu {
@@ -79,10 +80,10 @@ void cublas_block_lower_gram(const Matrix<In>& Y, std::int64_t b, const Vector<A
                 "storage type size must match the CUDA type");
   const std::int64_t rows = std::int64_t(Y.extent(0)), cols = std::int64_t(Y.extent(1));
   const std::int64_t s = b > 0 ? rows / b : 0;
-  if (std::int64_t(packed.extent(0)) < b * b * s * (s - 1) / 2)
+  if (std::int64_t(packed.extent(0)) < gram_packed_size(s, b))
     throw std::invalid_argument("cublas_block_lower_gram: packed holds " +
                                 std::to_string(packed.extent(0)) + " values, needs " +
-                                std::to_string(b * b * s * (s - 1) / 2));
+                                std::to_string(gram_packed_size(s, b)));
   const std::int64_t ldy = rows > 1 ? std::int64_t(Y.stride_0()) : cols;
   CublasHandle& h = cublas_handle(exec);
   if (s <= 2 || rows % b != 0 || rows > kWholeGramRows || cols == 0) {
@@ -93,13 +94,14 @@ void cublas_block_lower_gram(const Matrix<In>& Y, std::int64_t b, const Vector<A
   Acc* const whole = static_cast<Acc*>(h.workspace(std::size_t(rows * rows) * sizeof(Acc)));
   gram(h, gemm_input<In>(), gemm_accum<Acc>(), int(rows), int(cols), Y.data(), int(ldy), whole,
        int(rows), tf32);
-  // Row l of block row j ≥ 1 (whole row q = jb + l): its first jb values, to b²·j(j−1)/2 + l·jb.
+  // Row l of block row j ≥ 1 (whole row q = jb + l): its first jb values, to row l of packed
+  // block row j.
   using Team = Kokkos::TeamPolicy<Kokkos::Cuda>::member_type;
   Kokkos::parallel_for(
       "minisgd::pack_gram", Kokkos::TeamPolicy<Kokkos::Cuda>(exec, int(rows - b), Kokkos::AUTO),
       KOKKOS_LAMBDA(const Team& team) {
         const std::int64_t q = b + team.league_rank(), j = q / b, width = j * b;
-        const std::int64_t to = b * b * j * (j - 1) / 2 + (q % b) * width;
+        const std::int64_t to = gram_row_offset(j, b) + (q % b) * width;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width),
                              [&](const std::int64_t c) { packed(to + c) = whole[q * rows + c]; });
       });
