@@ -155,6 +155,26 @@ double launch_seconds() {
          n;
 }
 
+// A device's wait for its kernels, as before each collective (comm/view_collectives.hpp): an
+// empty launch and a fence, less the launch. A host's kernels are synchronous: none.
+double sync_seconds(double launch) {
+  if constexpr (!kAsyncKernels) {
+    return 0;
+  } else {
+    Vector<float> v("v", 1);
+    const int n = 500;
+    const double both = best_seconds(3, [&] {
+      for (int i = 0; i < n; ++i) {
+        Kokkos::parallel_for(
+            "calibrate::empty", Kokkos::RangePolicy<ExecSpace>(0, 1),
+            KOKKOS_LAMBDA(const std::int64_t) { v(0) += 1; });
+        fence("calibrate::sync");
+      }
+    });
+    return std::max(both / n - launch, 1e-9);
+  }
+}
+
 // A few microseconds of dependent arithmetic: a training step's local work between two
 // collectives.
 double busy_work() {
@@ -303,6 +323,7 @@ perfmodel::Machine kernel_figures() {
   const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);  // a core's own cache (glibc; 0 unknown)
   m.cache_bytes = l2 > 0 ? double(l2) : 512e3;
   m.launch_s = launch_seconds();
+  m.sync_s = sync_seconds(m.launch_s);
   // SGD step = rows·(d·4 + 8)/(bw·eff) + rows·row + 2 launches: fit eff at d = 2000 (bytes
   // dominate) and row at d = 28 (rows dominate), each given the other.
   const std::int64_t b = 256;
@@ -347,6 +368,8 @@ void print_machine(const perfmodel::Machine& m, int P) {
     curve += pair;
   }
   const std::string transfer = curve.empty() ? "" : ",\n  transfer_us: [" + curve + "]";
+  char sync[48] = "";  // devices only: a host's file leaves sync_us out
+  if (m.sync_s > 0) std::snprintf(sync, sizeof sync, "  sync_us: %.4g\n", m.sync_s * 1e6);
   std::printf(
       "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
       "name: %s\n"
@@ -357,19 +380,20 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "AllReduce at 8 B and 1 KiB to 16 MiB over %d rank(s)\"\n"
       "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g}\n"
       "kernels:\n"
-      "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n"
+      "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n%s"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
       "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  ca_row_ns: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, wait_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
       "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
-      m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, m.gemm_fp64_Fps * 1e-9,
-      m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9, std::max(m.gram_entry_s * 1e9, 1e-3),
-      m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
-      std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
-      std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores,
-      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
+      m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
+      m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
+      std::max(m.gram_entry_s * 1e9, 1e-3), m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3),
+      std::max(m.ca_row_s * 1e9, 1e-3), std::max(m.sgd_step_host_s * 1e6, 1e-3),
+      std::max(m.ca_outer_host_s * 1e6, 1e-3), std::max(m.ca_inner_host_s * 1e6, 1e-3),
+      std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores, std::max(m.switch_s * 1e6, 1e-3),
+      m.latency_s * 1e6, m.network_Bps * 1e-9,
       P > 1 ? (", ranks: " + std::to_string(P)).c_str() : "", transfer.c_str(),
       P > 1 ? "" : "  # not measured at one rank: placeholders");
 }
@@ -436,9 +460,9 @@ int main(int argc, char** argv) {
     for (double* x : {&m.memory_Bps, &m.stream_efficiency, &m.gemm_fp64_Fps, &m.gemm_fp32_Fps,
                       &m.gemm_bf16_Fps, &m.scalar_Fps})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    for (double* x :
-         {&m.row_s, &m.launch_s, &m.gram_entry_s, &m.decode_s, &m.ca_row_s, &m.sgd_step_host_s,
-          &m.ca_outer_host_s, &m.ca_inner_host_s, &m.wait_overshoot_s, &m.switch_s})
+    for (double* x : {&m.row_s, &m.launch_s, &m.sync_s, &m.gram_entry_s, &m.decode_s, &m.ca_row_s,
+                      &m.sgd_step_host_s, &m.ca_outer_host_s, &m.ca_inner_host_s,
+                      &m.wait_overshoot_s, &m.switch_s})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;

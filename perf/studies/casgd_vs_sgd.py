@@ -88,8 +88,10 @@ def plot(a, rows, path):
                 [r[f"projected_speedup_{m}_P{P}"] for r in rows if r["latency_us"] == a.latency_us[0]])
                for m in GPU_MACHINES for P in a.project_ranks]
     width = 0.8 / len(series)
+    colors = plt.get_cmap("tab20").colors  # one colour a series (the default cycle has 10)
     for k, (label, values) in enumerate(series):
-        ax.bar([i + k * width for i in range(len(PROBLEMS))], values, width, label=label)
+        ax.bar([i + k * width for i in range(len(PROBLEMS))], values, width, label=label,
+               color=colors[k % len(colors)], hatch="//" if label.startswith("model") else None)
     ax.axhline(1, color="k", lw=0.8)
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(PROBLEMS))], PROBLEMS)
     ax.set_ylabel("CA-SGD (mixed) speedup over SGD, per step")

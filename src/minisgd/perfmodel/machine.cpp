@@ -107,6 +107,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.stream_efficiency = kernels.number("stream_efficiency", 1);
   m.row_s = kernels.number("row_ns", 1e-9);
   m.launch_s = kernels.number("launch_us", 1e-6);
+  m.sync_s = kernels.optional("sync_us", 1e-6, 0);
   m.gemm_fp64_Fps = kernels.number("gemm_fp64_GFps", 1e9);
   m.gemm_fp32_Fps = kernels.number("gemm_fp32_GFps", 1e9);
   m.gemm_bf16_Fps = kernels.number("gemm_bf16_GFps", 1e9);

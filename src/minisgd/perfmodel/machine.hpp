@@ -16,8 +16,9 @@ struct Machine {
   double stream_efficiency = 1;  // fraction of it minisgd's streaming kernels reach
   double cache_bytes = 0;        // a batch re-read from a cache this large costs no memory traffic
   double row_s = 0;              // fixed cost per batch row (loss derivative, reductions)
-  double launch_s = 0;           // per kernel launch (and fence)
-  double gemm_fp64_Fps = 0;      // Gram rate by input type (flop/s)
+  double launch_s = 0;           // per kernel launch
+  double sync_s = 0;         // a device's wait for its kernels before a collective (none on a host)
+  double gemm_fp64_Fps = 0;  // Gram rate by input type (flop/s)
   double gemm_fp32_Fps = 0;
   double gemm_bf16_Fps = 0;
   double gram_entry_s = 0;  // per packed Gram entry (short dot products, stores)

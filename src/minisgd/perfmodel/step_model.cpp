@@ -18,13 +18,17 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 // Adds the cost of one collective call moving `bytes` per rank in `messages` messages; the
 // emulated network charges ⌈log2 P⌉·α_e per collective (α_e per point-to-point message) plus
 // the counted bytes over its bandwidth, as comm/emulated_network does, in one wait per call
-// (`waits`), each lasting the machine's wait overshoot longer than asked.
+// (`waits`), each lasting the machine's wait overshoot longer than asked. On a device the
+// call first waits for the kernels that wrote its buffer (comm/view_collectives.hpp: one
+// fence a call from two ranks on; at one rank the reduction is the identity and waits for
+// nothing).
 struct Ledger {
   const Workload& w;
   const Machine& m;
   StepTime t;
   double log2p() const { return comm::ceil_log2(w.ranks); }
   void charge(double messages, double bytes, double emulated_hops, double waits = 1) {
+    t.compute_s += m.sync_s;
     t.messages += messages;
     t.bytes += bytes;
     t.latency_s += messages * m.latency_s;
