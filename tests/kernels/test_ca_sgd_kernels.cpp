@@ -219,3 +219,41 @@ TEST(CaSgdKernels, GatherCastsLikeCastNearestBitForBit) {
       check_gather<float, float>(n, b, 2, precision::RoundTo<float, false>{});
     }
 }
+
+// The outer step's set-up kernel gives each batch's first row and the coefficients
+// coef(j, i) = (η_i/b)·Π_{i<t<j} ρ_t, c_j = Π_{t<j} ρ_t, bit for bit the products in the order
+// the host forms them (ρ from the right for coef, from the left for c), for every outer step
+// length up to the launch's limit.
+TEST(CaSgdKernels, OuterStepSetUpGivesTheCoefficientsBitForBit) {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> eta(0.01, 1.0), rho(0.9, 1.0);
+  for (const int n : {1, 2, 7, kLaunchedSteps}) {
+    SCOPED_TRACE(n);
+    OuterSteps o;
+    o.steps = n;
+    o.b = 24;
+    for (int j = 0; j < n; ++j) {
+      o.batch[j] = 3 * j + 5;
+      o.eta[j] = eta(gen);
+      o.rho[j] = rho(gen);
+    }
+    const BatchRows first("first", n);
+    const Coefficients k{Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>("coef", n + 1, n),
+                         Kokkos::View<double*, MemSpace>("scale", n + 1)};
+    set_up_outer_step(o, first, k);
+    const auto first_h = Kokkos::create_mirror_view_and_copy(HostSpace(), first);
+    const auto coef_h = Kokkos::create_mirror_view_and_copy(HostSpace(), k.coef);
+    const auto scale_h = Kokkos::create_mirror_view_and_copy(HostSpace(), k.scale);
+    for (int j = 0; j < n; ++j) EXPECT_EQ(first_h(j), (3 * j + 5) * 24) << j;
+    for (int j = 0; j <= n; ++j) {
+      double c = 1.0;
+      for (int t = 0; t < j; ++t) c = c * o.rho[t];
+      EXPECT_EQ(scale_h(j), c) << j;
+      for (int i = 0; i < j; ++i) {
+        double between = 1.0;
+        for (int t = j - 1; t > i; --t) between = between * o.rho[t];
+        EXPECT_EQ(coef_h(j, i), o.eta[i] / 24.0 * between) << j << " " << i;
+      }
+    }
+  }
+}

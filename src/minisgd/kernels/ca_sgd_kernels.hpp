@@ -287,6 +287,49 @@ struct Coefficients {
   Kokkos::View<double*, MemSpace> scale;
 };
 
+/// Row j of the coefficients from the inner steps' η and ρ: coef[i] for i < j, built from the
+/// right, and c_j (returned), the product from the left. Host and device compute them with this
+/// one function, so with the same operations in the same order.
+KOKKOS_INLINE_FUNCTION double coefficient_row(int j, const double* eta, const double* rho, double b,
+                                              double* coef) {
+  double between = 1.0;
+  for (int i = j - 1; i >= 0; --i) {
+    coef[i] = eta[i] / b * between;
+    between *= rho[i];
+  }
+  double scale = 1.0;
+  for (int t = 0; t < j; ++t) scale *= rho[t];
+  return scale;
+}
+
+/// Outer steps of at most this many inner steps reach the device as the arguments of one
+/// kernel launch (OuterSteps by value: 24 B a step, under CUDA's 4 KB of kernel arguments).
+constexpr int kLaunchedSteps = 64;
+
+/// What an outer step's kernels need from the host: each inner step's batch, η and ρ.
+struct OuterSteps {
+  int steps = 0;
+  std::int64_t b = 0;
+  std::int64_t batch[kLaunchedSteps] = {};
+  double eta[kLaunchedSteps] = {}, rho[kLaunchedSteps] = {};
+};
+
+/// first(j) = the first row of batch j and the coefficients (rows 0..steps) of an outer step,
+/// computed where the kernels run, in one launch whose arguments carry the steps: no copy from
+/// host memory and no wait for the device (three copies and their fences did this before).
+inline void set_up_outer_step(const OuterSteps& o, const BatchRows& first, const Coefficients& k) {
+  const auto coef = k.coef;
+  const auto scale = k.scale;
+  Kokkos::parallel_for(
+      "minisgd::ca_set_up_step",
+      Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace>(0, o.steps + 1),
+                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight),
+      KOKKOS_LAMBDA(const int j) {
+        if (j < o.steps) first(j) = o.batch[j] * o.b;
+        scale(j) = coefficient_row(j, o.eta, o.rho, double(o.b), &coef(j, 0));
+      });
+}
+
 /// The inner recurrence, redundantly on every rank, for j = 0..steps−1:
 ///   z_j = c_j r_j − Σ_{i<j} coef(j,i)·G_{j,i} u_i,   u_j = ℓ'(z_j; y_j),
 /// with G the packed Gram and r the summed margins; then v(q) = coef(steps, q/b)·u(q), the

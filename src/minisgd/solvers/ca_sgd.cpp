@@ -115,23 +115,31 @@ template <class S, class A>
 void CaSgdStepper<S, A>::set_up_step(const std::vector<StepSpec>& steps) {
   const int n = int(steps.size());
   adjacent_ = true;
+  std::vector<double> eta(std::size_t(n) + 1), rho(std::size_t(n) + 1);
   for (int j = 0; j < n; ++j) {
     first_host_(j) = steps[j].batch * b_;
+    eta[std::size_t(j)] = steps[j].eta;
+    rho[std::size_t(j)] = steps[j].rho;
     if (j > 0 && steps[j].batch != steps[j - 1].batch + 1) adjacent_ = false;
   }
-  Kokkos::deep_copy(first_, first_host_);
-  // c_j = Π_{t<j} ρ_t and coef(j, i) = (η_i/b)·Π_{i<t<j} ρ_t, built from the right.
-  scale_host_(0) = 1.0;
-  for (int j = 0; j <= n; ++j) {
-    if (j > 0) scale_host_(j) = scale_host_(j - 1) * steps[j - 1].rho;
-    double between = 1.0;
-    for (int i = j - 1; i >= 0; --i) {
-      coef_host_(j, i) = steps[i].eta / double(b_) * between;
-      between *= steps[i].rho;
+  // The host's coefficients (the averaging and the update's scale read them here).
+  for (int j = 0; j <= n; ++j)
+    scale_host_(j) = coefficient_row(j, eta.data(), rho.data(), double(b_), &coef_host_(j, 0));
+  if (n <= kLaunchedSteps) {
+    OuterSteps o;
+    o.steps = n;
+    o.b = b_;
+    for (int j = 0; j < n; ++j) {
+      o.batch[j] = steps[j].batch;
+      o.eta[j] = steps[j].eta;
+      o.rho[j] = steps[j].rho;
     }
+    set_up_outer_step(o, first_, coef_);
+  } else {
+    Kokkos::deep_copy(first_, first_host_);
+    Kokkos::deep_copy(coef_.coef, coef_host_);
+    Kokkos::deep_copy(coef_.scale, scale_host_);
   }
-  Kokkos::deep_copy(coef_.coef, coef_host_);
-  Kokkos::deep_copy(coef_.scale, scale_host_);
 }
 
 template <class S, class A>
