@@ -103,7 +103,7 @@ inline void cast_row(const S* KOKKOS_RESTRICT x, In* KOKKOS_RESTRICT y, std::int
 /// Y(q, c) = X(row q of the stacked batches, c), rounded to the Gram input format (random
 /// bits keyed by step and the entry) and stored as In. When that rounding is just the cast
 /// to In (round to nearest into In's own format), on host backends a batch (b contiguous rows)
-/// is one work item and one vectorized run (cast_row); on devices a row is one.
+/// is one work item and one vectorized run (cast_row); on devices an entry is one.
 template <class S, class In, class Round>
 void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b, const Round& round,
                     std::uint64_t step, const Matrix<In>& Y) {
@@ -124,11 +124,13 @@ void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b, 
             gather_detail::cast_row(x + l * stride, y + l * out, n);
         });
   } else if constexpr (cast) {
+    // A thread per entry, consecutive threads along a row: coalesced loads and stores (a thread
+    // per row ran at 14.5 GB/s on an H100 at n = 2000, 15 times the Gram it feeds).
     Kokkos::parallel_for(
-        "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, Y.extent(0)),
-        KOKKOS_LAMBDA(const std::int64_t q) {
-          const std::int64_t row = first(q / b) + q % b;
-          for (std::int64_t c = 0; c < n; ++c) Y(q, c) = cast_nearest<In>(X(row, c));
+        "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, total),
+        KOKKOS_LAMBDA(const std::int64_t e) {
+          const std::int64_t q = e / n, c = e % n;
+          Y(q, c) = cast_nearest<In>(X(first(q / b) + q % b, c));
         });
   } else {
     Kokkos::parallel_for(
