@@ -54,7 +54,8 @@ def table(by_name):
             fp32 = by_name.get(name.replace(", %s, " % storage, ", float, ")) if storage in ("bf16", "fp16") else None
             rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
                              rate=b["GB/s"], unit="GB/s", ceiling="roofline (triad)", fraction=b["of_roofline"],
-                             fraction_cpu=b["of_roofline_cpu"], extra="%.3g samples/s" % b["samples/s"] + of_copy(b),
+                             fraction_cpu=b["of_roofline_cpu"], extra="%.3g samples/s" % b["samples/s"] + of_copy(b)
+                             + "; in cache %.2f of the roofline" % b["in_cache_of_roofline"],
                              vs_fp32=b["samples/s"] / fp32["samples/s"] if fp32 else None))
         elif "of_triad" in b:
             rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
