@@ -115,7 +115,7 @@ template <class S, class A>
 void CaSgdStepper<S, A>::set_up_step(const std::vector<StepSpec>& steps) {
   const int n = int(steps.size());
   adjacent_ = true;
-  std::vector<double> eta(std::size_t(n)), rho(std::size_t(n));
+  std::vector<double> eta(static_cast<std::size_t>(n)), rho(static_cast<std::size_t>(n));
   for (int j = 0; j < n; ++j) {
     first_host_(j) = steps[j].batch * b_;
     eta[std::size_t(j)] = steps[j].eta;
