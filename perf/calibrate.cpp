@@ -142,37 +142,30 @@ double recurrence_rate() {
   return (2 * cross + 4.0 * double(rows)) / t;
 }
 
-double launch_seconds() {
+// Seconds per empty one-iteration kernel of n launched back to back, each followed by a fence
+// when `fenced`.
+double empty_launch_seconds(bool fenced) {
   Vector<float> v("v", 1);
-  const int n = 2000;
+  const int n = fenced ? 500 : 2000;
   return best_seconds(3,
                       [&] {
-                        for (int i = 0; i < n; ++i)
+                        for (int i = 0; i < n; ++i) {
                           Kokkos::parallel_for(
                               "calibrate::empty", Kokkos::RangePolicy<ExecSpace>(0, 1),
                               KOKKOS_LAMBDA(const std::int64_t) { v(0) += 1; });
+                          if (fenced) fence("calibrate::sync");
+                        }
                       }) /
          n;
 }
 
+double launch_seconds() { return empty_launch_seconds(false); }
+
 // A device's wait for its kernels, as before each collective (comm/view_collectives.hpp): an
 // empty launch and a fence, less the launch. A host's kernels are synchronous: none.
 double sync_seconds(double launch) {
-  if constexpr (!kAsyncKernels) {
-    return 0;
-  } else {
-    Vector<float> v("v", 1);
-    const int n = 500;
-    const double both = best_seconds(3, [&] {
-      for (int i = 0; i < n; ++i) {
-        Kokkos::parallel_for(
-            "calibrate::empty", Kokkos::RangePolicy<ExecSpace>(0, 1),
-            KOKKOS_LAMBDA(const std::int64_t) { v(0) += 1; });
-        fence("calibrate::sync");
-      }
-    });
-    return std::max(both / n - launch, 1e-9);
-  }
+  if constexpr (!kAsyncKernels) return 0;
+  return std::max(empty_launch_seconds(true) - launch, 1e-9);
 }
 
 // A few microseconds of dependent arithmetic: a training step's local work between two
