@@ -24,6 +24,7 @@
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/deck.hpp"
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
@@ -186,7 +187,9 @@ double busy_work() {
 // the blocks of the latter was 35-45% under CA-SGD's at s = 64 in training (its phase timers).
 double allreduce_seconds(comm::Communicator& c, std::size_t bytes, int calls) {
   const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(float));
-  std::vector<float> buf(count), inputs(4 * count, 1.0f);
+  // The message in huge pages, as training's large messages are (CA-SGD's packed Gram).
+  const auto buf = zeroed_in_huge_pages<Kokkos::View<float*, HostSpace>>("message", count);
+  std::vector<float> inputs(4 * count, 1.0f);
   std::vector<double> blocks;
   double sink = 0;
   const auto block = [&](bool reduce) {
@@ -195,8 +198,8 @@ double allreduce_seconds(comm::Communicator& c, std::size_t bytes, int calls) {
       sink += busy_work();
       float read = 0;  // a value per cache line
       for (std::size_t i = 0; i < inputs.size(); i += 16) read += inputs[i];
-      std::fill(buf.begin(), buf.end(), read);
-      if (reduce) c.allreduce(buf.data(), buf.size(), comm::Op::sum);
+      std::fill(buf.data(), buf.data() + count, read);
+      if (reduce) c.allreduce(buf.data(), count, comm::Op::sum);
     }
     double t = (MPI_Wtime() - t0) / calls;
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -83,6 +83,11 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
   s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
   fence("stepper set up");
   s.setup_seconds = clock.seconds();
+  // The communication library's first calls of each message size, outside the training time;
+  // the counters then count training alone.
+  s.stepper->warm_up(
+      group_sizes(c, s.data.part.rows / c.solver.batch_size, s.stepper->group_size()));
+  s.comm->reset_stats();
   if (!c.run.restart.empty())
     collectively(world, err, [&] { s.resume = read_checkpoint(c, world); });
 }

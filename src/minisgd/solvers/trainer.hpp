@@ -69,6 +69,11 @@ std::string progress_line(const HistoryRow& h, std::int64_t total_steps, double 
 TrainResult train(const Config& c, std::int64_t batches_per_epoch, Stepper& stepper,
                   const Evaluation& eval, Timers& timers, const TrainHooks& hooks);
 
+/// The sizes of the groups of steps train() hands a stepper whose groups hold up to `group`
+/// steps: a group never crosses an evaluation point or the end, so besides `group` only the
+/// last group of a stretch between two evaluation points can be shorter.
+std::vector<int> group_sizes(const Config& c, std::int64_t batches_per_epoch, int group);
+
 /// Saves or restores the loop's own state: the step, the results so far and the history.
 void progress_state(StateArchive& a, TrainResult& r, std::int64_t& iteration,
                     std::int64_t& first_measured);
