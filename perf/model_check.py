@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Predicted against measured time per step (docs/performance_model.md, "Validation").
 
-For each rank count P it calibrates this machine (perf/calibrate at P ranks), then runs every
-deck at P for each s (CA-SGD decks) with and without an emulated network, reads the measured
+For each rank count P it runs every deck at P for each s (CA-SGD decks) with and without an
+emulated network, in rounds, calibrating this machine (perf/calibrate at P ranks) at the start
+of each round and combining the calibrations (minisgd_runs.combined), reads the measured
 time per step from the report (FOM window: fom_time_s / fom_iterations; the least of
 --repeats runs, made in rounds over every case so that a slow spell of the host hits different
 cases' repeats, as calibrate keeps the best of its repeats: the machine's speed when each rank
@@ -33,8 +34,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "studies"))
-from minisgd_runs import (ROOT, calibrate, least_in_rounds, predict, run_report,  # noqa: E402
-                          step_seconds, with_section)
+from minisgd_runs import (ROOT, calibration, combined, least_in_rounds, predict,  # noqa: E402
+                          run_report, step_seconds, with_section)
 
 PAPER = os.path.join(ROOT, "input_decks", "paper", "small")
 DEFAULT_DECKS = ["higgs-sgd-fp32", "higgs-casgd-mixed", "susy-sgd-fp32", "susy-casgd-mixed",
@@ -97,17 +98,29 @@ def main():
             # (host.cores): the kernels and the host come from a calibration at P = cores; the
             # network from one at P, whose collectives wait for ranks switched out as the runs'
             # do.
+            # One calibration at the start of each round of runs, so that the calibrations are
+            # spread over the runs' time as the runs are (a slow spell of this VM covered all
+            # three of a calibration's back-to-back processes, and every one-rank prediction
+            # came out 20-70% slow against runs minutes later).
             at = min(P, os.cpu_count() or P)
-            machine = calibrate(a.build, at, tmp, a.clock)
-            if at < P:
-                machine = network_from(machine, calibrate(a.build, P, tmp, a.clock))
-            load = os.getloadavg()[0]
-            print(f"P={P}: calibrated at {at} ranks{f' (network at {P})' if at < P else ''}, "
-                  f"load {load:.1f}", flush=True)
+            texts, network_texts, loads = [], [], []
+
+            def calibrate_now():
+                texts.append(calibration(a.build, at, a.clock))
+                if at < P:
+                    network_texts.append(calibration(a.build, P, a.clock))
+                loads.append(os.getloadavg()[0])
+
             runs = list(cases(a, P, networks))
             timed = step_cpu_seconds if a.clock == "cpu" else step_seconds
             best, reports = least_in_rounds(runs, a.repeats, lambda run: timed(
-                a.build, os.path.join(PAPER, run[0] + ".yaml"), P, run[3], tmp))
+                a.build, os.path.join(PAPER, run[0] + ".yaml"), P, run[3], tmp), calibrate_now)
+            machine = combined(texts, at, tmp)
+            if at < P:
+                machine = network_from(machine, combined(network_texts, P, tmp))
+            load = max(loads)
+            print(f"P={P}: calibrated at {at} ranks{f' (network at {P})' if at < P else ''} "
+                  f"before each of {a.repeats} rounds, load up to {load:.1f}", flush=True)
             for k, (name, s, net, sets) in enumerate(runs):
                 measured = best[k]
                 predicted = predict(a.build, os.path.join(PAPER, name + ".yaml"), machine, P,

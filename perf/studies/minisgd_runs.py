@@ -23,28 +23,45 @@ def mpirun(P, *args, ok=(0,), env=None):
     return done.stdout
 
 
-def calibrate(build, P, folder, clock="wall", tries=3):
-    """perf/calibrate at P ranks (kernels on the `clock` given), written as a machine file in
-    folder; returns its path. Of `tries` calibrations: the network section of the one with the
-    fastest 1 MiB AllReduce (at P > 1), and each other figure the median of the tries' (the
-    memory, kernel and host figures). On this VM a process is fast or slow for its whole life
-    (the same 1 MiB AllReduce took 125 and 580-715 us in calibrations seconds apart), the
-    network and the kernels independently, and a fitted figure can be off alone in one process
-    (CA-SGD's ca_row_ns: 23, 23, 24, 64 and 73 ns in five calibrations minutes apart). Whole
+def calibration(build, P, clock="wall"):
+    """One perf/calibrate at P ranks (kernels on the `clock` given): its machine file's text."""
+    return mpirun(P, os.path.join(build, "perf", "calibrate"), f"this-np{P}", "--clock", clock)
+
+
+def combined(texts, P, folder):
+    """Calibrations of one machine at P ranks combined into one machine file in folder; returns
+    its path. The network section of the one with the fastest 1 MiB AllReduce (at P > 1), and
+    each other figure (memory, kernels, host) the median over the calibrations in the machine's
+    fast state: those whose SGD loop (host.sgd_step_us, measured directly) is within 15% of the
+    fastest one's. On this VM a process is fast or slow for its whole life (the same 1 MiB
+    AllReduce took 125 and 580-715 us in calibrations seconds apart; four one-rank calibrations
+    in a row gave an SGD loop of 0.72, 0.74, 1.01 and 0.97 us, CA-SGD's inner step 1.5-1.6 and
+    2.1 us), the network and the kernels independently, and a fitted figure can be off alone in
+    one process (CA-SGD's ca_row_ns: 23, 23, 24, 64 and 73 ns in five calibrations minutes
+    apart). The median of all of them mixed the two states, where the runs they predict are the
+    least of several (the fast state): at one rank every prediction came out 4-73% slow. Whole
     files chosen by the AllReduce once kept a slow process's kernels (CA-SGD predicted 1.9x its
     measured time); chosen by the triad, one kept a ca_row_ns of 64 ns."""
     def bandwidth(text):
         return float(re.search(r"network: \{[^}]*?bandwidth_GBps: ([0-9.e+]+)", text).group(1))
 
-    texts = [mpirun(P, os.path.join(build, "perf", "calibrate"), f"this-np{P}", "--clock", clock)
-             for _ in range(tries)]
-    machine_text = median_figures(texts)
+    def loop_us(text):
+        return float(re.search(r"sgd_step_us: ([0-9.e+-]+)", text).group(1))
+
+    fastest = min(map(loop_us, texts))
+    machine_text = median_figures([t for t in texts if loop_us(t) <= 1.15 * fastest])
     if P > 1:
         machine_text = with_section(machine_text, "network", max(texts, key=bandwidth))
     machine = os.path.join(folder, f"this-np{P}.yaml")
     with open(machine, "w") as f:
         f.write(machine_text)
     return machine
+
+
+def calibrate(build, P, folder, clock="wall", tries=3):
+    """`tries` calibrations at P ranks one after the other, combined (combined()): the machine
+    file's path."""
+    return combined([calibration(build, P, clock) for _ in range(tries)], P, folder)
 
 
 NUMBER = re.compile(r"(\w+): (-?[0-9.]+(?:e[-+]?[0-9]+)?)(?=[,}\s])")
@@ -111,13 +128,17 @@ def step_seconds(build, deck, P, sets, folder):
     return seconds_per_step(r), r
 
 
-def least_in_rounds(jobs, repeats, run):
+def least_in_rounds(jobs, repeats, run, before_round=None):
     """run(job) -> (seconds, report) for every job, `repeats` rounds over all of them; the least
     seconds of each job and its last report. Rounds rather than back-to-back repeats: a slow
     spell of the host then hits different jobs, not every repeat of one; the least is the
-    statistic perf/calibrate keeps (the machine's speed when each rank has its core)."""
+    statistic perf/calibrate keeps (the machine's speed when each rank has its core).
+    before_round(), when given, runs at the start of each round (a calibration spread over the
+    runs' time as they are)."""
     best, reports = [float("inf")] * len(jobs), [None] * len(jobs)
     for _ in range(repeats):
+        if before_round:
+            before_round()
         for k, job in enumerate(jobs):
             t, reports[k] = run(job)
             best[k] = min(best[k], t)
