@@ -69,11 +69,11 @@ TEST(GroupSizes, AreTheSizesTheTrainingLoopHandsOver) {
     int group;
   };
   for (const Case& k : {Case{3, 0, 0, 625, 64}, Case{0, 250, 100, 1000, 64},
-                        Case{0, 100, 30, 1000, 64}, Case{1.3, 0, 0, 97, 16},
-                        Case{2, 0, 7, 50, 4}, Case{0, 71, 1000000, 25, 5}, Case{2, 0, 0, 40, 1}}) {
-    SCOPED_TRACE(::testing::Message() << "epochs " << k.epochs << " max_iters " << k.max_iters
-                                      << " eval_every " << k.eval_every << " nb " << k.nb
-                                      << " group " << k.group);
+                        Case{0, 100, 30, 1000, 64}, Case{1.3, 0, 0, 97, 16}, Case{2, 0, 7, 50, 4},
+                        Case{0, 71, 1000000, 25, 5}, Case{2, 0, 0, 40, 1}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "epochs " << k.epochs << " max_iters " << k.max_iters << " eval_every "
+                 << k.eval_every << " nb " << k.nb << " group " << k.group);
     const Config c = run_of(k.epochs, k.max_iters, k.eval_every);
     EXPECT_EQ(as_set(group_sizes(c, k.nb, k.group)), handed(c, k.nb, k.group));
   }
