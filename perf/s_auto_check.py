@@ -45,7 +45,7 @@ def main():
           "measured (predicted) us per step by s")
     with tempfile.TemporaryDirectory() as tmp:
         for P in a.ranks:
-            machine = calibrate(a.build, P, tmp)
+            machine = calibrate(a.build, P, tmp, fast_state=False)  # medians, as the sweeps
             for name in a.decks:
                 deck = os.path.join(PAPER, name + ".yaml")
                 for net in (a.emulate if P > 1 else ["none"]):  # one rank sends nothing

@@ -28,12 +28,13 @@ def calibration(build, P, clock="wall"):
     return mpirun(P, os.path.join(build, "perf", "calibrate"), f"this-np{P}", "--clock", clock)
 
 
-def combined(texts, P, folder):
+def combined(texts, P, folder, fast_state=True):
     """Calibrations of one machine at P ranks combined into one machine file in folder; returns
     its path. The network section of the one with the fastest 1 MiB AllReduce (at P > 1), and
     each other figure (memory, kernels, host) the median over the calibrations in the machine's
     fast state: those whose SGD loop (host.sgd_step_us, measured directly) is within 15% of the
-    fastest one's. On this VM a process is fast or slow for its whole life (the same 1 MiB
+    fastest one's (fast_state False: over all of them, for a check that compares medians of
+    runs, which mix the states as such a median does). On this VM a process is fast or slow for its whole life (the same 1 MiB
     AllReduce took 125 and 580-715 us in calibrations seconds apart; four one-rank calibrations
     in a row gave an SGD loop of 0.72, 0.74, 1.01 and 0.97 us, CA-SGD's inner step 1.5-1.6 and
     2.1 us), the network and the kernels independently, and a fitted figure can be off alone in
@@ -49,7 +50,8 @@ def combined(texts, P, folder):
         return float(re.search(r"sgd_step_us: ([0-9.e+-]+)", text).group(1))
 
     fastest = min(map(loop_us, texts))
-    machine_text = median_figures([t for t in texts if loop_us(t) <= 1.15 * fastest])
+    machine_text = median_figures(
+        [t for t in texts if not fast_state or loop_us(t) <= 1.15 * fastest])
     if P > 1:
         machine_text = with_section(machine_text, "network", max(texts, key=bandwidth))
     machine = os.path.join(folder, f"this-np{P}.yaml")
@@ -58,10 +60,10 @@ def combined(texts, P, folder):
     return machine
 
 
-def calibrate(build, P, folder, clock="wall", tries=3):
+def calibrate(build, P, folder, clock="wall", tries=3, fast_state=True):
     """`tries` calibrations at P ranks one after the other, combined (combined()): the machine
     file's path."""
-    return combined([calibration(build, P, clock) for _ in range(tries)], P, folder)
+    return combined([calibration(build, P, clock) for _ in range(tries)], P, folder, fast_state)
 
 
 NUMBER = re.compile(r"(\w+): (-?[0-9.]+(?:e[-+]?[0-9]+)?)(?=[,}\s])")
