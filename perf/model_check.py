@@ -20,9 +20,9 @@ load makes wall time meaningless (the calibration then times the kernels and the
 time too: perf/calibrate --clock cpu): at one rank it is the work of the step; at P > 1 it leaves
 out the time a rank is descheduled, and counts MPI's polling and comm.emulate's polled waits.
 --epochs sets solver.epochs of every run (the decks' own 1-2 epochs give FOM windows of a few
-ms here; the verdict of a run with other epochs is ignored). The machine's load average is recorded with
-each rank count's calibration: on a shared machine the calibration and the runs must see the
-same load. For P beyond the node's cores it takes the kernels and the host from a calibration at
+ms here; the verdict of a run with other epochs is ignored). The machine's load average is
+recorded at each calibration (each row keeps the highest of its rank count's): on a shared
+machine the calibration and the runs must see the same load. For P beyond the node's cores it takes the kernels and the host from a calibration at
 P = cores (the model prices the sharing of the local work from host.cores) and the network from
 one at P.
 """
