@@ -3,11 +3,12 @@
 // Kernel rates (γ) are timed on every rank at once (as P ranks of a node run), the slowest rank's
 // figure kept, with minisgd's own kernels at two shapes each and fitted
 // (SGD step: bytes at an effective bandwidth + a cost per row; Gram: flops at a rate + a cost
-// per packed entry; the recurrence and the widening of bf16 rows from CA-SGD's own kernels);
-// the host's share of a step and CA-SGD's cost per row from minisgd's own training loop on a
-// problem too small for its kernels to matter; the node's cores and a context switch; α from the
-// same loop over every rank against each rank alone; the cost of a collective's bytes from the
-// training communicator's AllReduce at 1 KiB to 16 MiB with every rank taking part (β at 1 MiB).
+// per packed entry + a cost per library call; the recurrence and the widening of bf16 rows from
+// CA-SGD's own kernels); the host's share of a step and CA-SGD's cost per row from minisgd's own
+// training loop on a problem too small for its kernels to matter; the node's cores and a context
+// switch; α from the same loop over every rank against each rank alone; the cost of a collective's
+// bytes from the training communicator's AllReduce at 1 KiB to 16 MiB with every rank taking part
+// (β at 1 MiB).
 #include <mpi.h>
 
 #include <unistd.h>
@@ -115,7 +116,13 @@ double gram_seconds(std::int64_t s, std::int64_t b, std::int64_t n) {  // the pa
   const Matrix<In> Y = random_rows<In>(s * b, n);
   const Vector<Acc> G("G", gram_packed_size(s, b));
   BlockLowerGram gram;
-  return best_seconds(5, [&] { gram.compute(Y, b, G, precision::Rounder{}); });
+  // Small Grams take a microsecond or two: time enough calls for the clock.
+  const int calls = int(std::max<double>(1, 2e5 / double(gram_packed_size(s, b) * n)));
+  return best_seconds(5,
+                      [&] {
+                        for (int k = 0; k < calls; ++k) gram.compute(Y, b, G, precision::Rounder{});
+                      }) /
+         calls;
 }
 
 // minisgd's inner recurrence (fp32, logistic) at the paper decks' CA-SGD shape (s = 16,
@@ -159,8 +166,6 @@ double empty_launch_seconds(bool fenced) {
                       }) /
          n;
 }
-
-double launch_seconds() { return empty_launch_seconds(false); }
 
 // A device's wait for its kernels, as before each collective (comm/view_collectives.hpp): an
 // empty launch and a fence, less the launch. A host's kernels are synchronous: none.
@@ -318,7 +323,7 @@ perfmodel::Machine kernel_figures() {
   m.memory_Bps = cpu_clock ? perf::triad_now().cpu : perf::triad_bandwidth();
   const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);  // a core's own cache (glibc; 0 unknown)
   m.cache_bytes = l2 > 0 ? double(l2) : 512e3;
-  m.launch_s = launch_seconds();
+  m.launch_s = empty_launch_seconds(false);
   m.sync_s = sync_seconds(m.launch_s);
   // SGD step = rows·(d·4 + 8)/(bw·eff) + rows·row + 2 launches: fit eff at d = 2000 (bytes
   // dominate) and row at d = 28 (rows dominate), each given the other.
@@ -334,23 +339,33 @@ perfmodel::Machine kernel_figures() {
   m.stream_efficiency = eff;
   m.row_s = std::max(row, 1e-12);
   m.decode_s = widening_seconds();
-  // The packed Gram at the paper decks' CA-SGD shape (s = 16, b = 32): time = flops / rate
-  // + entries · entry. Each input type's rate from its times on 2000 and 28 local columns
-  // (the difference leaves the per-entry work out), the entry cost from fp32's time on 28.
-  const std::int64_t gs = 16, gb = 32;
-  const double entries = double(gram_packed_size(gs, gb));
-  const auto flops = [&](std::int64_t n) { return 2.0 * gram_multiply_adds(gs, gb, n); };
-  const auto rate = [&](double wide, double narrow) {
-    return (flops(2000) - flops(28)) / std::max(wide - narrow, 1e-12);
+  // The packed Gram of s blocks of b = 32 rows: time = flops / rate + entries · entry + (s − 1)
+  // library calls (one per block row). Each input type's rate from its times on 2000 and 28
+  // local columns at s = 16 (the difference leaves entries and calls out); the entry and call
+  // costs from the mixed decks' bf16 Gram on one column at s = 2 (one call, 1024 entries) and
+  // s = 16 (15 calls, 122 880 entries), where the flops hardly count.
+  const std::int64_t gb = 32;
+  const auto entries = [&](std::int64_t s) { return double(gram_packed_size(s, gb)); };
+  const auto flops = [&](std::int64_t s, std::int64_t n) {
+    return 2.0 * gram_multiply_adds(s, gb, n);
   };
-  const double t32 = gram_seconds<float, float>(gs, gb, 2000);
-  const double t32_narrow = gram_seconds<float, float>(gs, gb, 28);
-  m.gemm_fp32_Fps = rate(t32, t32_narrow);
-  m.gram_entry_s = std::max((t32_narrow - flops(28) / m.gemm_fp32_Fps) / entries, 1e-12);
+  const auto rate = [&](double wide, double narrow) {
+    return (flops(16, 2000) - flops(16, 28)) / std::max(wide - narrow, 1e-12);
+  };
+  using precision::bf16;
+  m.gemm_fp32_Fps =
+      rate(gram_seconds<float, float>(16, gb, 2000), gram_seconds<float, float>(16, gb, 28));
   m.gemm_fp64_Fps =
-      rate(gram_seconds<double, double>(gs, gb, 2000), gram_seconds<double, double>(gs, gb, 28));
-  m.gemm_bf16_Fps = rate(gram_seconds<precision::bf16, float>(gs, gb, 2000),
-                         gram_seconds<precision::bf16, float>(gs, gb, 28));
+      rate(gram_seconds<double, double>(16, gb, 2000), gram_seconds<double, double>(16, gb, 28));
+  m.gemm_bf16_Fps =
+      rate(gram_seconds<bf16, float>(16, gb, 2000), gram_seconds<bf16, float>(16, gb, 28));
+  const auto fixed = [&](std::int64_t s) {  // beyond the flops, on one column
+    return gram_seconds<bf16, float>(s, gb, 1) - flops(s, 1) / m.gemm_bf16_Fps;
+  };
+  const double two = fixed(2), sixteen = fixed(16);  // two: call + E(2)·entry; sixteen: 15 calls
+  const double entry = (sixteen - 15 * two) / (entries(16) - 15 * entries(2));
+  m.gram_entry_s = std::max(entry, 1e-12);
+  m.gram_call_s = std::max(two - entries(2) * m.gram_entry_s, 1e-12);
   m.scalar_Fps = recurrence_rate();
   return m;
 }
@@ -370,7 +385,8 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
       "name: %s\n"
       "source: \"perf/calibrate on this machine: triad, minisgd's SGD step at b = 256, d = 2000 "
-      "and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28, CA-SGD's recurrence and "
+      "and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28 and its bf16 form at s = 2 and "
+      "16 on one column, CA-SGD's recurrence and "
       "partial margins (bf16, fp32) at s = 16, b = 32, the training loop on one column (%s "
       "time), the scheduler (two threads on one core; comm.emulate's wait), SGD's loop and "
       "AllReduce at 8 B and 1 KiB to 16 MiB over %d rank(s)\"\n"
@@ -378,18 +394,19 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n%s"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
-      "  gram_entry_ns: %.4g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  ca_row_ns: %.4g\n"
+      "  gram_entry_ns: %.4g\n  gram_call_us: %.4g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  "
+      "ca_row_ns: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, wait_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
       "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
       m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
       m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
-      std::max(m.gram_entry_s * 1e9, 1e-3), m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3),
-      std::max(m.ca_row_s * 1e9, 1e-3), std::max(m.sgd_step_host_s * 1e6, 1e-3),
-      std::max(m.ca_outer_host_s * 1e6, 1e-3), std::max(m.ca_inner_host_s * 1e6, 1e-3),
-      std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores, std::max(m.switch_s * 1e6, 1e-3),
-      m.latency_s * 1e6, m.network_Bps * 1e-9,
+      std::max(m.gram_entry_s * 1e9, 1e-3), std::max(m.gram_call_s * 1e6, 1e-3),
+      m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
+      std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
+      std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores,
+      std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
       P > 1 ? (", ranks: " + std::to_string(P)).c_str() : "", transfer.c_str(),
       P > 1 ? "" : "  # not measured at one rank: placeholders");
 }
@@ -456,9 +473,9 @@ int main(int argc, char** argv) {
     for (double* x : {&m.memory_Bps, &m.stream_efficiency, &m.gemm_fp64_Fps, &m.gemm_fp32_Fps,
                       &m.gemm_bf16_Fps, &m.scalar_Fps})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    for (double* x : {&m.row_s, &m.launch_s, &m.sync_s, &m.gram_entry_s, &m.decode_s, &m.ca_row_s,
-                      &m.sgd_step_host_s, &m.ca_outer_host_s, &m.ca_inner_host_s,
-                      &m.wait_overshoot_s, &m.switch_s})
+    for (double* x : {&m.row_s, &m.launch_s, &m.sync_s, &m.gram_entry_s, &m.gram_call_s,
+                      &m.decode_s, &m.ca_row_s, &m.sgd_step_host_s, &m.ca_outer_host_s,
+                      &m.ca_inner_host_s, &m.wait_overshoot_s, &m.switch_s})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;

@@ -17,9 +17,8 @@ bool bench_huge_pages();
 /// so that every stream is compared with the ceiling of its own pages.
 template <class View, class... Extents>
 View stream_view(const char* label, Extents... extents) {
-  View v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), extents...);
-  if (bench_huge_pages()) advise_huge_pages(v);
-  return v;
+  if (bench_huge_pages()) return in_huge_pages<View>(label, extents...);
+  return View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), extents...);
 }
 
 /// Sustained memory bandwidth (bytes/s) of a Kokkos triad a = b + s·c over arrays much larger

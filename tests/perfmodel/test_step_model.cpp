@@ -189,6 +189,20 @@ TEST(StepModel, HostCostsPerStepAndPerOuterStep) {
   EXPECT_NEAR(with - predict_step(row, m).compute_s, 3e-6, 1e-15);
 }
 
+// The Gram's library makes one GEMM call per block row: s − 1 an outer step, (s − 1)/s a step,
+// none at s = 1 (no block below the diagonal) and none for SGD, at any P.
+TEST(StepModel, TheGramPaysOneCallPerBlockRow) {
+  for (const int P : {1, 3})
+    for (const int s : {0, 1, 2, 4, 64}) {
+      Machine m = machine();
+      const Workload w = column(P, 32, 600, s);
+      const double without = predict_step(w, m).compute_s;
+      m.gram_call_s = 2e-6;
+      const double per_step = s > 1 ? (s - 1) * 2e-6 / s : 0;
+      EXPECT_NEAR(predict_step(w, m).compute_s - without, per_step, 1e-15) << P << " " << s;
+    }
+}
+
 // Stored values narrower than the arithmetic (bf16 X, fp32 work) are widened on every pass
 // that reads them: SGD row reads its ⌈b/P⌉ rows once; SGD column reads b·n twice (margins,
 // gradient); CA-SGD reads s·b·n twice, three times when the Gram's input is wider than X.
@@ -347,7 +361,7 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
       "name: t\nsource: hand\nmemory: {bandwidth_GBps: 10, cache_MB: 1}\n"
       "kernels: {stream_efficiency: 0.5, row_ns: 3, launch_us: 1, gemm_fp64_GFps: 1,\n"
       "          gemm_fp32_GFps: 2, gemm_bf16_GFps: 4, gram_entry_ns: 1, scalar_GFps: 1,\n"
-      "          decode_ns: 0.5, ca_row_ns: 7, sync_us: 6}\n"
+      "          decode_ns: 0.5, ca_row_ns: 7, sync_us: 6, gram_call_us: 1.25}\n"
       "host: {sgd_step_us: 1.5, ca_outer_us: 3, ca_inner_us: 0.2, wait_overshoot_us: 9, cores: 2, "
       "switch_us: 4}\n"
       "network: {latency_us: 2, bandwidth_GBps: 5}\n";
@@ -364,6 +378,7 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   EXPECT_DOUBLE_EQ(m.decode_s, 0.5e-9);
   EXPECT_DOUBLE_EQ(m.ca_row_s, 7e-9);
   EXPECT_DOUBLE_EQ(m.sync_s, 6e-6);
+  EXPECT_DOUBLE_EQ(m.gram_call_s, 1.25e-6);
   EXPECT_DOUBLE_EQ(m.cores, 2);
   EXPECT_DOUBLE_EQ(m.switch_s, 4e-6);
   const auto refused = [&](const std::string& text, const std::string& what) {
@@ -378,6 +393,9 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   std::string host_file = good;  // a host's kernels are synchronous: no sync_us
   host_file.replace(host_file.find(", sync_us: 6"), 12, "");
   EXPECT_EQ(perfmodel::parse_machine(host_file, "m.yaml").sync_s, 0);
+  std::string no_calls = good;  // files written before the Gram's calls were counted
+  no_calls.replace(no_calls.find(", gram_call_us: 1.25"), 20, "");
+  EXPECT_EQ(perfmodel::parse_machine(no_calls, "m.yaml").gram_call_s, 0);
   // A cluster file leaves the node's cores out (each rank has its own); given, they need the
   // context switch.
   std::string cluster = good;

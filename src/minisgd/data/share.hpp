@@ -64,9 +64,8 @@ void agree_on_error(comm::Communicator& comm, const std::string& error);
 template <class T>
 void allocate_share(Dataset<T>& ds, bool zeroed = true) {
   const std::int64_t m = ds.part.local_rows(), n = ds.part.local_cols();
-  ds.X = Matrix<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "X"), m, n);
+  ds.X = in_huge_pages<Matrix<T>>("X", m, n);
   ds.y = Vector<double>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y"), m);
-  advise_huge_pages(ds.X);  // before the first touch, which places the pages
   if (zeroed) {
     Kokkos::deep_copy(ds.X, T{});
     Kokkos::deep_copy(ds.y, 0.0);

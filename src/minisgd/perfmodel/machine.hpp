@@ -22,9 +22,10 @@ struct Machine {
   double gemm_fp32_Fps = 0;
   double gemm_bf16_Fps = 0;
   double gram_entry_s = 0;  // per packed Gram entry (short dot products, stores)
-  double decode_s = 0;      // per stored value widened to the arithmetic (bf16 X, fp32 work)
-  double ca_row_s = 0;      // per row of CA-SGD beyond row_s (three passes over a row, not one)
-  double scalar_Fps = 0;    // small dense work: the CA-SGD recurrence
+  double gram_call_s = 0;  // per library GEMM call (a block row of the Gram: s − 1 an outer step)
+  double decode_s = 0;     // per stored value widened to the arithmetic (bf16 X, fp32 work)
+  double ca_row_s = 0;     // per row of CA-SGD beyond row_s (three passes over a row, not one)
+  double scalar_Fps = 0;   // small dense work: the CA-SGD recurrence
   // The host's share of a step, beside the kernels: step planning, the stepper's small host to
   // device copies, timers and the communicator call itself (paid at one rank too).
   double sgd_step_host_s = 0;   // per SGD step

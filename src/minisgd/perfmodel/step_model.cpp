@@ -179,7 +179,7 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
     // (measured at s = 64, b = 32, d = 28: the Gram's phase grows by the write, the
     // recurrence's does not).
     const double packed = L.beyond_cache(cross * w.wire_bytes);
-    L.t.compute_s += std::max(cross * m.gram_entry_s, packed);
+    L.t.compute_s += std::max(cross * m.gram_entry_s, packed) + (s - 1) * m.gram_call_s;
     L.t.compute_s += std::max((2 * cross + 4 * sb) / m.scalar_Fps, packed);  // the recurrence
     L.launches(3);
   }
