@@ -36,11 +36,12 @@ def combined(texts, P, folder, fast_state=True):
     fastest one's (fast_state False: over all of them, for a check that compares medians of
     runs, which mix the states as such a median does). On this VM a process is fast or slow for
     its whole life (the same 1 MiB AllReduce took 125 and 580-715 us in calibrations seconds
-    apart; four one-rank calibrations in a row gave an SGD loop of 0.72, 0.74, 1.01 and 0.97 us,
-    CA-SGD's inner step 1.5-1.6 and 2.1 us), the network and the kernels independently, and a fitted figure can be off alone in
-    one process (CA-SGD's ca_row_ns: 23, 23, 24, 64 and 73 ns in five calibrations minutes
-    apart). The median of all of them mixed the two states, where the runs they predict are the
-    least of several (the fast state): at one rank every prediction came out 4-73% slow. Whole
+    apart; four one-rank calibrations in a row gave an SGD loop of 0.72, 0.74, 1.01 and 0.97
+    us, CA-SGD's inner step 1.5-1.6 and 2.1 us), the network and the kernels independently, and
+    a fitted figure can be off alone in one process (CA-SGD's ca_row_ns: 23, 23, 24, 64 and 73
+    ns in five calibrations minutes apart). The median of all of them mixed the two states,
+    where the runs they predict are the least of several (the fast state): at one rank every
+    prediction came out 4-73% slow. Whole
     files chosen by the AllReduce once kept a slow process's kernels (CA-SGD predicted 1.9x its
     measured time); chosen by the triad, one kept a ca_row_ns of 64 ns."""
     def bandwidth(text):

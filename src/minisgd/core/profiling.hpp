@@ -16,6 +16,10 @@ class Region {
     if (active_) Kokkos::Tools::pushRegion(name);
   }
   explicit Region(const std::string& name) : Region(name.c_str()) {}
+  /// The region "<prefix><name>", its name put together only when a tool listens.
+  Region(const char* prefix, const char* name) : active_(Kokkos::Tools::profileLibraryLoaded()) {
+    if (active_) Kokkos::Tools::pushRegion(std::string(prefix) + name);
+  }
   ~Region() {
     if (active_) Kokkos::Tools::popRegion();
   }

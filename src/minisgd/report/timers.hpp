@@ -3,9 +3,11 @@
 // Fenced (output.phase_timers: true): each interval is fenced at both ends, so asynchronous
 // kernels are charged to the phase that launched them, at the price of fences inside the
 // measured time. Unfenced (the default): host wall time from entering to leaving the phase,
-// exact on host backends, launch time plus the phase's own waits on a device.
+// exact on host backends, launch time plus the phase's own waits on a device. A phase costs
+// two clock reads and no allocation: SGD's step on a short row is a microsecond.
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -19,21 +21,21 @@ class Timers {
  public:
   class Scope {
    public:
-    Scope(Timers& t, std::string phase)
-        : t_(t), phase_(std::move(phase)), region_("minisgd::" + phase_) {
-      if (t_.fenced_) fence("phase timer");
+    Scope(Timers& t, const char* phase)
+        : fenced_(t.fenced_), total_(t.total(phase)), region_("minisgd::", phase) {
+      if (fenced_) fence("phase timer");
       timer_.reset();
     }
     ~Scope() {
-      if (t_.fenced_) fence("phase timer");
-      t_.seconds_[phase_] += timer_.seconds();
+      if (fenced_) fence("phase timer");
+      total_ += timer_.seconds();
     }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
-    Timers& t_;
-    std::string phase_;
+    bool fenced_;
+    double& total_;
     Region region_;
     Kokkos::Timer timer_;
   };
@@ -41,7 +43,7 @@ class Timers {
   explicit Timers(bool fenced = false) : fenced_(fenced) {}
   bool fenced() const { return fenced_; }
 
-  Scope scope(const std::string& phase) { return Scope(*this, phase); }
+  Scope scope(const char* phase) { return Scope(*this, phase); }
   double seconds(const std::string& phase) const;
 
   /// {phase: {min, mean, max}} over the ranks of `comm` (collective: every rank must call
@@ -49,8 +51,14 @@ class Timers {
   nlohmann::json summary(comm::Communicator& comm) const;
 
  private:
+  /// The running total of a phase (a reference stays valid as phases are added).
+  double& total(std::string_view phase) {
+    const auto it = seconds_.find(phase);
+    return it != seconds_.end() ? it->second : seconds_.emplace(phase, 0.0).first->second;
+  }
+
   bool fenced_;
-  std::map<std::string, double> seconds_;
+  std::map<std::string, double, std::less<>> seconds_;  // by name, found without a copy
 };
 
 }  // namespace minisgd
