@@ -22,9 +22,9 @@ out the time a rank is descheduled, and counts MPI's polling and comm.emulate's 
 --epochs sets solver.epochs of every run (the decks' own 1-2 epochs give FOM windows of a few
 ms here; the verdict of a run with other epochs is ignored). The machine's load average is
 recorded at each calibration (each row keeps the highest of its rank count's): on a shared
-machine the calibration and the runs must see the same load. For P beyond the node's cores it takes the kernels and the host from a calibration at
-P = cores (the model prices the sharing of the local work from host.cores) and the network from
-one at P.
+machine the calibration and the runs must see the same load. For P beyond the node's cores
+it takes the kernels and the host from a calibration at P = cores (the model prices the sharing
+of the local work from host.cores) and the network from one at P.
 """
 import argparse
 import json

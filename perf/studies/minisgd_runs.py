@@ -41,9 +41,9 @@ def combined(texts, P, folder, fast_state=True):
     a fitted figure can be off alone in one process (CA-SGD's ca_row_ns: 23, 23, 24, 64 and 73
     ns in five calibrations minutes apart). The median of all of them mixed the two states,
     where the runs they predict are the least of several (the fast state): at one rank every
-    prediction came out 4-73% slow. Whole
-    files chosen by the AllReduce once kept a slow process's kernels (CA-SGD predicted 1.9x its
-    measured time); chosen by the triad, one kept a ca_row_ns of 64 ns."""
+    prediction came out 4-73% slow. Whole files chosen by the AllReduce once kept a slow
+    process's kernels (CA-SGD predicted 1.9x its measured time); chosen by the triad, one kept a
+    ca_row_ns of 64 ns."""
     def bandwidth(text):
         return float(re.search(r"network: \{[^}]*?bandwidth_GBps: ([0-9.e+]+)", text).group(1))
 
