@@ -4,7 +4,7 @@
 // (and, built for AVX-512, SGD's loops that widen bf16 and fp16 in registers);
 // the gradient product against the row-by-row loop (exact, and rounded to bf16 after every
 // operation), through the short-row register path and the long-row path; the gather/cast
-// against cast_nearest element by element, special values included (NaN payloads, infinities,
+// against precision::convert element by element, special values included (NaN payloads, infinities,
 // subnormals, ties, values that round up to infinity).
 #include <gtest/gtest.h>
 
@@ -201,7 +201,7 @@ void check_gather(int n, std::int64_t b, int steps, const Round& round) {
   const auto hf = Kokkos::create_mirror_view_and_copy(HostSpace(), first);
   for (std::int64_t q = 0; q < steps * b; ++q)
     for (int c = 0; c < n; ++c) {
-      const In want = cast_nearest<In>(hX(hf(q / b) + q % b, c));
+      const In want = precision::convert<In>(hX(hf(q / b) + q % b, c));
       ASSERT_TRUE(same_bits(hY(q, c), want)) << "n " << n << " row " << q << " column " << c;
     }
 }
@@ -210,7 +210,7 @@ void check_gather(int n, std::int64_t b, int steps, const Round& round) {
 
 // The cast the mixed preset's Gram input takes (round to nearest bf16), from fp32 and from
 // bf16 storage, every length modulo the 8 values of a vector step.
-TEST(CaSgdKernels, GatherCastsLikeCastNearestBitForBit) {
+TEST(CaSgdKernels, GatherCastsLikeConvertBitForBit) {
   const precision::RoundTo<bf16, false> to_bf16{};
   for (int n : {1, 3, 7, 8, 9, 15, 16, 17, 28, 100, 2000})
     for (std::int64_t b : {1, 5, 32}) {

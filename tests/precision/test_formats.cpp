@@ -377,6 +377,40 @@ TEST(StochasticRounding, ThresholdIsTheDroppedFraction) {
   EXPECT_EQ(convert_sr<bf16>(-e, 0xC0000002u).bits, 0xBF80);
 }
 
+// bf16's conversion from float in integer steps against the general encoder with bf16's
+// layout (E8M7), both modes: every sign and exponent, with low halves that make ties, the
+// overflow edge and subnormals, the stochastic bits on either side of the threshold and random.
+// A NaN becomes a quiet NaN of the same sign, a signaling one included.
+TEST(Bf16, IntegerStepsMatchTheGeneralEncoder) {
+  for (uint32_t top = 0; top < 65536; ++top)
+    for (const uint32_t low : {0x0000u, 0x0001u, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu}) {
+      const uint32_t u = top << 16 | low;
+      const float x = float_from_bits(u);
+      if (std::isnan(x)) {
+        for (const uint16_t code : {bf(x), from_float_sr<bf16>(x, ~0u).bits}) {
+          ASSERT_EQ(code & 0x7FC0u, 0x7FC0u) << std::hex << u;
+          ASSERT_EQ(code >> 15, u >> 31) << std::hex << u;
+        }
+        continue;
+      }
+      ASSERT_EQ(bf(x), encode(x, E8M7)) << std::hex << u;
+      for (const uint32_t r : {0u, (low << 16) - 1, low << 16, ~0u, sr_bits(3, top, low)})
+        ASSERT_EQ(from_float_sr<bf16>(x, r).bits, encode_sr(x, E8M7, r))
+            << std::hex << u << " " << r;
+    }
+}
+
+// fp16's conversion from float in integer steps against the general encoder with fp16's layout
+// (E5M10): every sign, exponent and kept fraction, with low 13 bits that make ties (a
+// subnormal result's ties are among the kept bits), the overflow edge at 65520 and NaN.
+TEST(Fp16, IntegerStepsMatchTheGeneralEncoder) {
+  for (uint32_t top = 0; top < (1u << 19); ++top)
+    for (const uint32_t low : {0x0000u, 0x0001u, 0x0FFFu, 0x1000u, 0x1001u, 0x1FFFu}) {
+      const uint32_t u = top << 13 | low;
+      ASSERT_EQ(hf(float_from_bits(u)), encode(float_from_bits(u), E5M10)) << std::hex << u;
+    }
+}
+
 TEST(StochasticRounding, RepresentableValuesAreExact) {
   for (uint32_t i = 0; i < 1000; ++i) {
     const uint32_t r = sr_bits(5, 0, i);

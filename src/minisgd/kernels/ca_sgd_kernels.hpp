@@ -29,27 +29,13 @@ namespace minisgd {
 /// First local row of each batch of an outer step.
 using BatchRows = Kokkos::View<std::int64_t*, MemSpace>;
 
-/// x rounded to nearest even in In: fp32 → bf16 by the bit trick (the exponent range is
-/// the same, so subnormals and overflow to inf come out right; NaN stays a quiet NaN of the
-/// same sign), every other pair through precision::convert.
-template <class In, class S>
-KOKKOS_INLINE_FUNCTION In cast_nearest(S x) {
-  if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<S, float>) {
-    const std::uint32_t u = precision::to_bits(x);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return {std::uint16_t((u >> 16) | 0x40u)};
-    return {std::uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16)};
-  } else {
-    return precision::convert<In>(x);
-  }
-}
-
 namespace gather_detail {
 
 #if defined(__SSE2__) && !defined(__AVX512BW__) && !defined(__CUDA_ARCH__) && \
     !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
 #define MINISGD_GATHER_SSE2 1
-/// cast_nearest<bf16> of four floats, the result in the high half of each 32-bit lane: the same
-/// integer steps (+0x7FFF + lsb, or the quiet bit for a NaN) with a select instead of a branch.
+/// precision::convert<bf16> of four floats, the result in the high half of each 32-bit lane:
+/// the same integer steps (+0x7FFF + lsb, or the quiet bit for a NaN) and select.
 inline __m128i bf16_high_halves(__m128i u) {
   const __m128i lsb = _mm_and_si128(_mm_srli_epi32(u, 16), _mm_set1_epi32(1));
   const __m128i rounded = _mm_add_epi32(_mm_add_epi32(u, _mm_set1_epi32(0x7FFF)), lsb);
@@ -59,9 +45,9 @@ inline __m128i bf16_high_halves(__m128i u) {
   return _mm_or_si128(_mm_and_si128(nan, quiet), _mm_andnot_si128(nan, rounded));
 }
 
-/// y[c] = cast_nearest<bf16>(x[c]) for c < n − n mod 8, eight at a time: SSE2 has no unsigned
-/// 32 → 16-bit pack, so each high half is sign-extended (an arithmetic shift) and packed with
-/// signed saturation, which then never saturates. Returns the count done.
+/// y[c] = precision::convert<bf16>(x[c]) for c < n − n mod 8, eight at a time: SSE2 has no
+/// unsigned 32 → 16-bit pack, so each high half is sign-extended (an arithmetic shift) and packed
+/// with signed saturation, which then never saturates. Returns the count done.
 inline std::int64_t cast_bf16_sse2(const float* x, precision::bf16* y, std::int64_t n) {
   std::int64_t c = 0;
   for (; c + 8 <= n; c += 8) {
@@ -74,9 +60,9 @@ inline std::int64_t cast_bf16_sse2(const float* x, precision::bf16* y, std::int6
 }
 #endif
 
-/// y[c] = cast_nearest<In>(x[c]) for c < n, host only: a copy when the types agree; fp32 → bf16
-/// as integer operations and a select (no branch for NaN), which the compiler vectorizes where
-/// it has a 32 → 16-bit truncation (AVX-512) and SSE2 intrinsics do otherwise.
+/// y[c] = precision::convert<In>(x[c]) for c < n, host only: a copy when the types agree; fp32 →
+/// bf16 is integer operations and a select, which the compiler vectorizes where it has a 32 →
+/// 16-bit truncation (AVX-512) and SSE2 intrinsics do otherwise.
 template <class S, class In>
 inline void cast_row(const S* KOKKOS_RESTRICT x, In* KOKKOS_RESTRICT y, std::int64_t n) {
   if constexpr (std::is_same_v<S, In>) {
@@ -86,16 +72,9 @@ inline void cast_row(const S* KOKKOS_RESTRICT x, In* KOKKOS_RESTRICT y, std::int
 #ifdef MINISGD_GATHER_SSE2
     c = cast_bf16_sse2(x, y, n);
 #endif
-    for (; c < n; ++c) {
-      std::uint32_t u;
-      std::memcpy(&u, x + c, sizeof u);
-      const std::uint32_t nan = std::uint32_t(std::int32_t(u & 0x7FFFFFFFu) > 0x7F800000);
-      const std::uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
-      const std::uint32_t quiet = (u >> 16) | 0x40u;
-      y[c].bits = std::uint16_t(nan ? quiet : rounded);
-    }
+    for (; c < n; ++c) y[c] = precision::convert<In>(x[c]);
   } else {
-    for (std::int64_t c = 0; c < n; ++c) y[c] = cast_nearest<In>(x[c]);
+    for (std::int64_t c = 0; c < n; ++c) y[c] = precision::convert<In>(x[c]);
   }
 }
 }  // namespace gather_detail
@@ -130,7 +109,7 @@ void gather_batches(const Matrix<S>& X, const BatchRows& first, std::int64_t b, 
         "minisgd::gather_batches", Kokkos::RangePolicy<ExecSpace>(0, total),
         KOKKOS_LAMBDA(const std::int64_t e) {
           const std::int64_t q = e / n, c = e % n;
-          Y(q, c) = cast_nearest<In>(X(first(q / b) + q % b, c));
+          Y(q, c) = precision::convert<In>(X(first(q / b) + q % b, c));
         });
   } else {
     Kokkos::parallel_for(

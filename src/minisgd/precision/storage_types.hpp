@@ -14,9 +14,9 @@
 //             beyond +-448, inf included, becomes +-448.
 // Overflow in the IEEE-style types gives +-inf (IEEE: when the value rounded with an
 // unbounded exponent exceeds max, e.g. fp16 65520 -> inf). NaN converts to a quiet
-// NaN of the same sign (an fp16 NaN widened to float keeps its payload too). Rounding is to nearest
-// even, or stochastic (convert_sr / from_float_sr: round up with probability equal to the dropped
-// fraction of an ulp).
+// NaN of the same sign (an fp16 NaN widened to float keeps its payload, a float NaN narrowed to
+// bf16 the payload's top bits). Rounding is to nearest even, or stochastic (convert_sr /
+// from_float_sr: round up with probability equal to the dropped fraction of an ulp).
 
 #include <cstdint>
 #include <type_traits>
@@ -90,6 +90,38 @@ KOKKOS_INLINE_FUNCTION T encode_as(const Unpacked& u, bool stochastic, uint32_t 
   }
 }
 
+/// float → bf16 in integer steps. bf16 is a float's top half (same exponent range), so one
+/// add rounds normal, subnormal and overflowing values alike: to nearest even by adding 0x7FFF
+/// plus the kept half's lowest bit; stochastically by carrying when the random top 16 bits fall
+/// below the dropped half (random < dropped · 2^16, the threshold encode_as uses). A NaN keeps
+/// its sign and top payload bits and is made quiet, as AVX512-BF16's conversion does. Equal to
+/// encode_as<bf16> for every other float, in a few operations compilers vectorize.
+KOKKOS_INLINE_FUNCTION bf16 bf16_from_float(float x, bool stochastic, uint32_t random) {
+  const uint32_t u = to_bits(x);
+  const uint32_t up =
+      stochastic ? uint32_t((random >> 16) < (u & 0xFFFFu)) << 16 : 0x7FFFu + ((u >> 16) & 1u);
+  const bool nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
+  return {uint16_t(nan ? (u >> 16) | 0x40u : (u + up) >> 16)};
+}
+
+/// float → fp16, to nearest even, in integer steps: a normal result rebiases the exponent and
+/// rounds at bit 13 as bf16_from_float does at bit 16 (carrying into inf from 65520 up); a
+/// subnormal one shifts the significand by 126 − exponent and rounds the dropped bits. A NaN
+/// gives the quiet NaN of its sign that encode_as gives; equal to encode_as<fp16> throughout.
+KOKKOS_INLINE_FUNCTION fp16 fp16_from_float(float x) {
+  const uint32_t u = to_bits(x), a = u & 0x7FFFFFFFu, sign = (u >> 16) & 0x8000u;
+  if (a > 0x7F800000u) return {uint16_t(sign | 0x7E00u)};
+  if (a >= 0x477FF000u) return {uint16_t(sign | 0x7C00u)};  // 65520 and up round to inf
+  if (a >= 0x38800000u) {                                   // 2^-14: a normal fp16
+    const uint32_t r = a - (112u << 23);
+    return {uint16_t(sign | ((r + 0xFFFu + ((r >> 13) & 1u)) >> 13))};
+  }
+  if (a < 0x33000000u) return {uint16_t(sign)};  // up to 2^-25, half the smallest step
+  const uint32_t m = (a & 0x7FFFFFu) | 0x800000u, shift = 126u - (a >> 23);
+  const uint32_t k = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+  return {uint16_t(sign | (k + uint32_t(rem > half || (rem == half && (k & 1u)))))};
+}
+
 KOKKOS_INLINE_FUNCTION float widen(float x) { return x; }
 KOKKOS_INLINE_FUNCTION double widen(double x) { return x; }
 template <class T>
@@ -139,6 +171,10 @@ KOKKOS_INLINE_FUNCTION To convert(From x) {
     return x;
   else if constexpr (std::is_same_v<To, double> || std::is_same_v<To, float>)
     return To(detail::widen(x));
+  else if constexpr (std::is_same_v<To, bf16> && !std::is_same_v<From, double>)
+    return detail::bf16_from_float(detail::widen(x), false, 0);  // a double rounds once, below
+  else if constexpr (std::is_same_v<To, fp16> && !std::is_same_v<From, double>)
+    return detail::fp16_from_float(detail::widen(x));
   else
     return detail::encode_as<To>(detail::unpack(detail::widen(x)), false, 0);
 }
@@ -151,6 +187,8 @@ KOKKOS_INLINE_FUNCTION To convert_sr(From x, uint32_t random) {
   else if constexpr (std::is_same_v<To, double> ||
                      (std::is_same_v<To, float> && !std::is_same_v<From, double>))
     return To(detail::widen(x));  // exact
+  else if constexpr (std::is_same_v<To, bf16> && !std::is_same_v<From, double>)
+    return detail::bf16_from_float(detail::widen(x), true, random);
   else
     return detail::encode_as<To>(detail::unpack(detail::widen(x)), true, random);
 }
