@@ -121,6 +121,11 @@ void BM_Gram(benchmark::State& state, GramPath path) {
   const double ceiling =
       std::is_same_v<In, bf16> && bf16_ceiling() > 0 ? bf16_ceiling() : sgemm_ceiling();
   report(state, 2.0 * gram_multiply_adds(s, b, n), ceiling);
+  // Seconds per block row: one library call each (s − 1 of them), what the one-column shapes
+  // below show beside the flops.
+  if (s > 1)
+    state.counters["s_per_block_row"] = benchmark::Counter(
+        double(s - 1), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // One sgemm of the whole sb × sb Gram (what a code without the packed layout would call).
@@ -149,6 +154,14 @@ void shapes(benchmark::internal::Benchmark* bm) {
   bm->ArgNames({"s", "b", "n"})->UseRealTime()->MeasureProcessCPUTime();
 }
 
+// One column, b = 32, s = 2..16: the Gram's cost apart from its flops, a library call per
+// block row (perf/calibrate fits it as kernels.gram_call_us). Not in perf/kernel_table.sh's
+// default filter; run as  bench_gram --benchmark_filter='Gram(Dnnl|Blas).*/n:1/'
+void one_column(benchmark::internal::Benchmark* bm) {
+  for (std::int64_t s : {2, 4, 8, 16}) bm->Args({s, 32, 1});
+  bm->ArgNames({"s", "b", "n"})->UseRealTime();
+}
+
 void BM_GramBlasFp32(benchmark::State& state) { BM_Gram<float, float>(state, GramPath::blas); }
 void BM_GramDnnlBf16(benchmark::State& state) { BM_Gram<bf16, float>(state, GramPath::dnnl); }
 void BM_GramTeamFp32(benchmark::State& state) { BM_Gram<float, float>(state, GramPath::team); }
@@ -161,5 +174,7 @@ BENCHMARK(BM_GramDnnlBf16)->Apply(shapes);
 BENCHMARK(BM_GramCublasBf16)->Apply(shapes);
 BENCHMARK(BM_GramTeamFp32)->Apply(shapes);
 BENCHMARK(BM_GramTeamBf16)->Apply(shapes);
+BENCHMARK(BM_GramBlasFp32)->Apply(one_column);
+BENCHMARK(BM_GramDnnlBf16)->Apply(one_column);
 
 }  // namespace

@@ -377,11 +377,11 @@ TEST(StochasticRounding, ThresholdIsTheDroppedFraction) {
   EXPECT_EQ(convert_sr<bf16>(-e, 0xC0000002u).bits, 0xBF80);
 }
 
-// bf16's conversion from float in integer steps against the general encoder with bf16's
+// bf16's conversion from float (integer steps) against the general encoder with bf16's
 // layout (E8M7), both modes: every sign and exponent, with low halves that make ties, the
 // overflow edge and subnormals, the stochastic bits on either side of the threshold and random.
 // A NaN becomes a quiet NaN of the same sign, a signaling one included.
-TEST(Bf16, IntegerStepsMatchTheGeneralEncoder) {
+TEST(Bf16, NarrowingMatchesTheGeneralEncoder) {
   for (uint32_t top = 0; top < 65536; ++top)
     for (const uint32_t low : {0x0000u, 0x0001u, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu}) {
       const uint32_t u = top << 16 | low;
@@ -400,10 +400,11 @@ TEST(Bf16, IntegerStepsMatchTheGeneralEncoder) {
     }
 }
 
-// fp16's conversion from float in integer steps against the general encoder with fp16's layout
-// (E5M10): every sign, exponent and kept fraction, with low 13 bits that make ties (a
-// subnormal result's ties are among the kept bits), the overflow edge at 65520 and NaN.
-TEST(Fp16, IntegerStepsMatchTheGeneralEncoder) {
+// fp16's conversion from float (bit steps, a float add for subnormal results) against the
+// general encoder with fp16's layout (E5M10): every sign, exponent and kept fraction, with low
+// 13 bits that make ties (a subnormal result's ties are among the kept bits), the overflow
+// edge at 65520 and NaN.
+TEST(Fp16, NarrowingMatchesTheGeneralEncoder) {
   for (uint32_t top = 0; top < (1u << 19); ++top)
     for (const uint32_t low : {0x0000u, 0x0001u, 0x0FFFu, 0x1000u, 0x1001u, 0x1FFFu}) {
       const uint32_t u = top << 13 | low;

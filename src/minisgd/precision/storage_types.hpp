@@ -104,22 +104,20 @@ KOKKOS_INLINE_FUNCTION bf16 bf16_from_float(float x, bool stochastic, uint32_t r
   return {uint16_t(nan ? (u >> 16) | 0x40u : (u + up) >> 16)};
 }
 
-/// float → fp16, to nearest even, in integer steps: a normal result rebiases the exponent and
+/// float → fp16, to nearest even, without a branch: a normal result rebiases the exponent and
 /// rounds at bit 13 as bf16_from_float does at bit 16 (carrying into inf from 65520 up); a
-/// subnormal one shifts the significand by 126 − exponent and rounds the dropped bits. A NaN
-/// gives the quiet NaN of its sign that encode_as gives; equal to encode_as<fp16> throughout.
+/// subnormal one is |x| + 0.5 in float arithmetic, whose rounding to the float grid there (steps
+/// of 2^-24) is fp16's, leaving the code in the low bits (a float subnormal |x| gives 0 whether
+/// or not the hardware flushes it). A NaN gives the quiet NaN of its sign that encode_as gives;
+/// equal to encode_as<fp16> throughout, in selects that compilers vectorize.
 KOKKOS_INLINE_FUNCTION fp16 fp16_from_float(float x) {
-  const uint32_t u = to_bits(x), a = u & 0x7FFFFFFFu, sign = (u >> 16) & 0x8000u;
-  if (a > 0x7F800000u) return {uint16_t(sign | 0x7E00u)};
-  if (a >= 0x477FF000u) return {uint16_t(sign | 0x7C00u)};  // 65520 and up round to inf
-  if (a >= 0x38800000u) {                                   // 2^-14: a normal fp16
-    const uint32_t r = a - (112u << 23);
-    return {uint16_t(sign | ((r + 0xFFFu + ((r >> 13) & 1u)) >> 13))};
-  }
-  if (a < 0x33000000u) return {uint16_t(sign)};  // up to 2^-25, half the smallest step
-  const uint32_t m = (a & 0x7FFFFFu) | 0x800000u, shift = 126u - (a >> 23);
-  const uint32_t k = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-  return {uint16_t(sign | (k + uint32_t(rem > half || (rem == half && (k & 1u)))))};
+  const uint32_t u = to_bits(x), a = u & 0x7FFFFFFFu, r = a - (112u << 23);
+  const uint32_t normal = (r + 0xFFFu + ((r >> 13) & 1u)) >> 13;
+  const uint32_t subnormal = to_bits(float_from_bits(a) + 0.5f) - 0x3F000000u;
+  uint32_t code = a < 0x38800000u ? subnormal : normal;  // 2^-14: fp16's smallest normal
+  code = a >= 0x477FF000u ? 0x7C00u : code;              // 65520 and up round to inf
+  code = a > 0x7F800000u ? 0x7E00u : code;
+  return {uint16_t(((u >> 16) & 0x8000u) | code)};
 }
 
 KOKKOS_INLINE_FUNCTION float widen(float x) { return x; }

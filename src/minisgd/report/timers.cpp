@@ -4,7 +4,7 @@
 
 namespace minisgd {
 
-double Timers::seconds(const std::string& phase) const {
+double Timers::seconds(std::string_view phase) const {
   const auto it = seconds_.find(phase);
   return it == seconds_.end() ? 0.0 : it->second;
 }

@@ -44,7 +44,7 @@ class Timers {
   bool fenced() const { return fenced_; }
 
   Scope scope(const char* phase) { return Scope(*this, phase); }
-  double seconds(const std::string& phase) const;
+  double seconds(std::string_view phase) const;
 
   /// {phase: {min, mean, max}} over the ranks of `comm` (collective: every rank must call
   /// with the same phases).
