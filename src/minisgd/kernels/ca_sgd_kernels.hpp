@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/launch.hpp"
 #include "minisgd/core/vocabulary.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
@@ -67,14 +68,13 @@ template <class S, class In>
 inline void cast_row(const S* KOKKOS_RESTRICT x, In* KOKKOS_RESTRICT y, std::int64_t n) {
   if constexpr (std::is_same_v<S, In>) {
     std::memcpy(y, x, std::size_t(n) * sizeof(S));
-  } else if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<S, float>) {
+  } else {
     std::int64_t c = 0;
 #ifdef MINISGD_GATHER_SSE2
-    c = cast_bf16_sse2(x, y, n);
+    if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<S, float>)
+      c = cast_bf16_sse2(x, y, n);
 #endif
     for (; c < n; ++c) y[c] = precision::convert<In>(x[c]);
-  } else {
-    for (std::int64_t c = 0; c < n; ++c) y[c] = precision::convert<In>(x[c]);
   }
 }
 }  // namespace gather_detail
@@ -198,13 +198,12 @@ void partial_margins_host(const Matrix<S>& X, const BatchRows& first, std::int64
   const int n = int(X.extent(1));
   const std::int64_t chunks = (b + kMarginRows - 1) / kMarginRows;
   const std::int64_t batches = std::int64_t(r.extent(0)) / b, stride = X.stride(0);
-  Kokkos::parallel_for(
-      "minisgd::partial_margins", Kokkos::RangePolicy<ExecSpace>(0, batches * chunks),
-      KOKKOS_LAMBDA(const std::int64_t k) {
-        const std::int64_t j = k / chunks, r0 = (k % chunks) * kMarginRows;
-        margins_of_rows(&X(first(j) + r0, 0), stride, w.data(), n, kmin(kMarginRows, b - r0),
-                        &r(j * b + r0));
-      });
+  for_each_index("minisgd::partial_margins", batches * chunks,
+                 batches * b * n * std::int64_t(sizeof(S)), [=](const std::int64_t k) {
+                   const std::int64_t j = k / chunks, r0 = (k % chunks) * kMarginRows;
+                   margins_of_rows(&X(first(j) + r0, 0), stride, w.data(), n,
+                                   kmin(kMarginRows, b - r0), &r(j * b + r0));
+                 });
 }
 
 }  // namespace ca_detail
@@ -247,8 +246,8 @@ template <class A, class Round>
 void round_in_place(const Vector<A>& v, std::int64_t count, const Round& round,
                     std::uint64_t step) {
   if constexpr (!std::is_same_v<Round, precision::Exact>)
-    Kokkos::parallel_for(
-        "minisgd::round_in_place", Kokkos::RangePolicy<ExecSpace>(0, count),
+    for_each_index(
+        "minisgd::round_in_place", count, 2 * count * std::int64_t(sizeof(A)),
         KOKKOS_LAMBDA(const std::int64_t i) { v(i) = round(v(i), step, std::uint64_t(i)); });
 }
 
@@ -301,14 +300,18 @@ struct OuterSteps {
 inline void set_up_outer_step(const OuterSteps& o, const BatchRows& first, const Coefficients& k) {
   const auto coef = k.coef;
   const auto scale = k.scale;
-  Kokkos::parallel_for(
-      "minisgd::ca_set_up_step",
-      Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace>(0, o.steps + 1),
-                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight),
-      KOKKOS_LAMBDA(const int j) {
-        if (j < o.steps) first(j) = o.batch[j] * o.b;
-        scale(j) = coefficient_row(j, o.eta, o.rho, double(o.b), &coef(j, 0));
-      });
+  const auto row = KOKKOS_LAMBDA(const std::int64_t j) {
+    if (j < o.steps) first(j) = o.batch[j] * o.b;
+    scale(j) = coefficient_row(int(j), o.eta, o.rho, double(o.b), &coef(j, 0));
+  };
+  if constexpr (kHostMemory)
+    for_each_index("minisgd::ca_set_up_step", o.steps + 1, 0, row);
+  else
+    Kokkos::parallel_for(
+        "minisgd::ca_set_up_step",
+        Kokkos::Experimental::require(Kokkos::RangePolicy<ExecSpace>(0, o.steps + 1),
+                                      Kokkos::Experimental::WorkItemProperty::HintLightWeight),
+        row);
 }
 
 /// The inner recurrence, redundantly on every rank, for j = 0..steps−1:
@@ -542,8 +545,9 @@ void apply_gradient(const Vector<A>& g, double final_scale, const Round& weights
                     std::uint64_t step, std::int64_t col0, const Vector<A>& w) {
   const Round round = weights;
   const A scale = A(final_scale);
-  Kokkos::parallel_for(
-      "minisgd::apply_gradient", Kokkos::RangePolicy<ExecSpace>(0, w.extent(0)),
+  const std::int64_t n = w.extent(0);
+  for_each_index(
+      "minisgd::apply_gradient", n, 3 * n * std::int64_t(sizeof(A)),
       KOKKOS_LAMBDA(const std::int64_t c) {
         w(c) = round(round(scale * w(c)) - g(c), step, std::uint64_t(col0 + c));
       });

@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/launch.hpp"
+#include "minisgd/core/profiling.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/storage_types.hpp"
@@ -241,8 +243,8 @@ void sgd_margins(const Matrix<S>& X, std::int64_t first, const Vector<A>& w, con
   if constexpr (sgd_detail::host_backend) {
     using sgd_detail::kChunk;
     float* const buffer = sgd_detail::widening_buffer<S, A>(b * n);
-    Kokkos::parallel_for(
-        "minisgd::sgd_margins", Kokkos::RangePolicy<ExecSpace>(0, (b + kChunk - 1) / kChunk),
+    for_each_index(
+        "minisgd::sgd_margins", (b + kChunk - 1) / kChunk, b * n * std::int64_t(sizeof(S)),
         KOKKOS_LAMBDA(const std::int64_t chunk) {
           const std::int64_t r0 = chunk * kChunk, rows = kmin(kChunk, b - r0);
           sgd_detail::widen_rows<A>(X, first + r0, rows, buffer, r0);
@@ -340,9 +342,8 @@ void sum_of_chunks(const char* name, std::int64_t chunks, std::int64_t bytes, in
                    const Share& share) {
   if (chunks < 2 || on_calling_thread(bytes)) {
     for (int c = 0; c < n; ++c) g[c] = A(0);
-    Kokkos::Profiling::pushRegion(name);
+    Region region(name);  // (its name copied only when a tool listens)
     for (std::int64_t k = 0; k < chunks; ++k) share(k, g, std::true_type{});
-    Kokkos::Profiling::popRegion();
     return;
   }
   const std::int64_t pitch = partials_pitch<A>(n);

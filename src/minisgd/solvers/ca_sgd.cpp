@@ -5,6 +5,7 @@
 
 #include "minisgd/comm/view_collectives.hpp"
 #include "minisgd/core/huge_pages.hpp"
+#include "minisgd/core/launch.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/precision/dispatch.hpp"
 
@@ -68,33 +69,23 @@ template <class S, class A>
 void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
   const int n = int(steps.size());
   set_up_step(steps);
-  {
-    auto t = timers_.scope("gram");
-    form_gram(n);
-  }
-  {
-    auto t = timers_.scope("margins");
-    const std::int64_t nG = gram_packed_size(n, b_);
-    partial_margins(data_.X, first_, b_, w_, margin_accum_, slice(packed_, nG, n * b_));
-  }
-  {
-    auto t = timers_.scope("allreduce");
-    exchange(n);
-  }
-  {
-    auto t = timers_.scope("recurrence");
-    const std::int64_t nG = gram_packed_size(n, b_);
-    with_loss(loss_, [&](auto loss) {
-      inner_recurrence<decltype(loss)::value>(packed_, slice(packed_, nG, n * b_), coef_, data_.y,
-                                              first_, b_, n, recurrence_, u_, v_);
-    });
-  }
-  {
-    auto t = timers_.scope("update");
-    average(steps);  // reads the w of the outer step's start
-    update_weights(data_.X, first_, b_, n, v_, scale_host_(n), gradient_accum_, weights_,
-                   2 * outer_, data_.part.col_begin(), gradient_, w_);
-  }
+  const std::int64_t nG = gram_packed_size(n, b_);
+  Timers::Sequence phases(timers_);
+  phases.enter("gram");
+  form_gram(n);
+  phases.enter("margins");
+  partial_margins(data_.X, first_, b_, w_, margin_accum_, slice(packed_, nG, n * b_));
+  phases.enter("allreduce");
+  exchange(n);
+  phases.enter("recurrence");
+  with_loss(loss_, [&](auto loss) {
+    inner_recurrence<decltype(loss)::value>(packed_, slice(packed_, nG, n * b_), coef_, data_.y,
+                                            first_, b_, n, recurrence_, u_, v_);
+  });
+  phases.enter("update");
+  average(steps);  // reads the w of the outer step's start
+  update_weights(data_.X, first_, b_, n, v_, scale_host_(n), gradient_accum_, weights_, 2 * outer_,
+                 data_.part.col_begin(), gradient_, w_);
   ++outer_;
 }
 
@@ -116,16 +107,17 @@ template <class S, class A>
 void CaSgdStepper<S, A>::set_up_step(const std::vector<StepSpec>& steps) {
   const int n = int(steps.size());
   adjacent_ = true;
-  std::vector<double> eta(static_cast<std::size_t>(n)), rho(static_cast<std::size_t>(n));
+  eta_.resize(std::size_t(n));  // (no allocation after the first outer step)
+  rho_.resize(std::size_t(n));
   for (int j = 0; j < n; ++j) {
     first_host_(j) = steps[j].batch * b_;
-    eta[std::size_t(j)] = steps[j].eta;
-    rho[std::size_t(j)] = steps[j].rho;
+    eta_[std::size_t(j)] = steps[j].eta;
+    rho_[std::size_t(j)] = steps[j].rho;
     if (j > 0 && steps[j].batch != steps[j - 1].batch + 1) adjacent_ = false;
   }
   // The host's coefficients (the averaging and the update's scale read them here).
   for (int j = 0; j <= n; ++j)
-    scale_host_(j) = coefficient_row(j, eta.data(), rho.data(), double(b_), &coef_host_(j, 0));
+    scale_host_(j) = coefficient_row(j, eta_.data(), rho_.data(), double(b_), &coef_host_(j, 0));
   if (n <= kLaunchedSteps) {
     OuterSteps o;
     o.steps = n;
@@ -213,12 +205,13 @@ void CaSgdStepper<S, A>::exchange_as(std::int64_t count) {
     if (buffer.extent(0) == 0) buffer = zeroed_in_huge_pages<Vector<W>>("wire", packed_.extent(0));
     const Vector<W> wire = slice(buffer, 0, count);
     // Exact: the values were rounded to the wire formats, which W holds.
-    Kokkos::parallel_for(
-        "minisgd::pack_wire", Kokkos::RangePolicy<ExecSpace>(0, count),
+    const std::int64_t bytes = count * std::int64_t(sizeof(A) + sizeof(W));
+    for_each_index(
+        "minisgd::pack_wire", count, bytes,
         KOKKOS_LAMBDA(const std::int64_t i) { wire(i) = precision::convert<W>(message(i)); });
     comm::allreduce(comm_, wire);
-    Kokkos::parallel_for(
-        "minisgd::unpack_wire", Kokkos::RangePolicy<ExecSpace>(0, count),
+    for_each_index(
+        "minisgd::unpack_wire", count, bytes,
         KOKKOS_LAMBDA(const std::int64_t i) { message(i) = precision::convert<A>(wire(i)); });
   }
 }

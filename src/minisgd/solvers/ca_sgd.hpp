@@ -6,6 +6,7 @@
 // S is the storage type of X, A the arithmetic type; the other precision knobs are chosen at
 // run time from the plan (precision/plan.hpp says which are native and which emulated).
 #include <tuple>
+#include <vector>
 
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/config/config.hpp"
@@ -74,10 +75,11 @@ class CaSgdStepper final : public Stepper {
   Coefficients coef_;
   Kokkos::View<double**, Kokkos::LayoutRight, HostSpace> coef_host_;
   Kokkos::View<double*, HostSpace> scale_host_;
-  IterateAverage<A> average_;  // empty unless solver.averaging
-  Vector<A> u_average_;        // κ_i·ℓ' of every inner step: the average's share of the update
-  bool adjacent_ = false;      // this outer step's batches are consecutive rows of X
-  std::uint64_t outer_ = 0;    // outer steps taken: keys stochastic rounding
+  std::vector<double> eta_, rho_;  // η and ρ of the outer step's inner steps (host)
+  IterateAverage<A> average_;      // empty unless solver.averaging
+  Vector<A> u_average_;      // κ_i·ℓ' of every inner step: the average's share of the update
+  bool adjacent_ = false;    // this outer step's batches are consecutive rows of X
+  std::uint64_t outer_ = 0;  // outer steps taken: keys stochastic rounding
 
   BlockLowerGram gram_;
   GramPath gram_path_ = GramPath::none;

@@ -34,10 +34,10 @@ nlohmann::json SgdStepper<S, A>::compression() const {
 
 template <class S, class A>
 void SgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
+  Timers::Sequence phases(timers_);
   for (const StepSpec& s : steps) {
-    step(s);
-    auto t = timers_.scope("update");
-    average_.add(w_, s.average);
+    step(s, phases);
+    average_.add(w_, s.average);  // in the step's last phase, "update"
   }
 }
 
@@ -57,35 +57,25 @@ void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
 // only for a long vector); column decomposition 1 for the partial margins, the margin
 // AllReduce, the fused pass, then the update.
 template <class S, class A>
-void SgdStepper<S, A>::step(const StepSpec& s) {
+void SgdStepper<S, A>::step(const StepSpec& s, Timers::Sequence& phases) {
   const std::int64_t first = data_.part.batch_first(s.batch);
   if (data_.part.decomposition == Decomposition::row) {
-    {
-      auto t = timers_.scope("gradient");
-      gradient(first, false);
-    }
-    {  // every rank's rows contribute to the whole gradient
-      auto t = timers_.scope("allreduce");
-      compressor_->set_epoch(s.epoch);
-      compressor_->reduce(g_, reduced_);
-    }
-    auto t = timers_.scope("update");
+    phases.enter("gradient");
+    gradient(first, false);
+    phases.enter("allreduce");  // every rank's rows contribute to the whole gradient
+    compressor_->set_epoch(s.epoch);
+    compressor_->reduce(g_, reduced_);
+    phases.enter("update");
     optimizer_->update(w_, reduced_, s);
     return;
   }
-  {
-    auto t = timers_.scope("margins");
-    sgd_margins(data_.X, first, w_, z_);
-  }
-  {  // a margin is the sum of every rank's partial dot product
-    auto t = timers_.scope("allreduce");
-    comm::allreduce(comm_, z_);
-  }
-  {
-    auto t = timers_.scope("gradient");
-    gradient(first, true);
-  }
-  auto t = timers_.scope("update");
+  phases.enter("margins");
+  sgd_margins(data_.X, first, w_, z_);
+  phases.enter("allreduce");  // a margin is the sum of every rank's partial dot product
+  comm::allreduce(comm_, z_);
+  phases.enter("gradient");
+  gradient(first, true);
+  phases.enter("update");
   optimizer_->update(w_, g_, s);
 }
 

@@ -24,7 +24,8 @@ class SgdStepper final : public Stepper {
   nlohmann::json compression() const override;
 
  private:
-  void step(const StepSpec& s);
+  /// One step, each phase entered in `phases`; the last is "update".
+  void step(const StepSpec& s, Timers::Sequence& phases);
   /// g_ from the batch at local row `first`; z_ already holds its margins when margins_given.
   void gradient(std::int64_t first, bool margins_given);
 
