@@ -52,10 +52,9 @@ void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
   });
 }
 
-// Kernel launches per step on a host backend: row decomposition the fused pass (a launch
-// only for a large batch on several threads), then the compressor and the update (a launch
-// only for a long vector); column decomposition 1 for the partial margins, the margin
-// AllReduce, the fused pass, then the update.
+// Kernel launches per step on a host backend: none for a batch or a vector under 256 KB
+// (core/launch.hpp); else one each for the partial margins (column decomposition), the fused
+// pass, the compressor's kernels (row) and the update, and the AllReduce between them.
 template <class S, class A>
 void SgdStepper<S, A>::step(const StepSpec& s, Timers::Sequence& phases) {
   const std::int64_t first = data_.part.batch_first(s.batch);
