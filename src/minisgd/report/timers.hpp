@@ -4,8 +4,8 @@
 // kernels are charged to the phase that launched them, at the price of fences inside the
 // measured time. Unfenced (the default): host wall time from entering to leaving the phase,
 // exact on host backends, launch time plus the phase's own waits on a device. A Sequence of
-// phases costs one clock read at each boundary and no allocation (a Scope, one phase, two): SGD's step
-// on a short row is under a microsecond and a clock read 30 ns on a virtual machine.
+// phases costs one clock read at each boundary and no allocation (a Scope, one phase, two): SGD's
+// step on a short row is under a microsecond and a clock read 30 ns on a virtual machine.
 #include <chrono>
 #include <cstddef>
 #include <map>
