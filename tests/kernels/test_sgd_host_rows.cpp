@@ -2,10 +2,11 @@
 // C library's exp evaluated in a wider type (a dense sweep of float bit patterns and the edges:
 // ±0, subnormal results, the overflow and underflow thresholds, ±inf, NaN), the logistic
 // derivative against a long double reference, and the host margin and gradient loops
-// (compile-time tails, 4-lane vectors; with AVX-512 one 16-lane register and masked tails)
-// bit for bit against the scalar row_dot / add_row, alone and inside a whole SGD step.
-// tests/CMakeLists.txt also builds this file for AVX-512 (test_sgd_host_rows_avx512) where
-// the build machine has it, so the portable build tests those loops too.
+// (compile-time tails, 4-lane vectors; with AVX2 8-lane ones and an eight-row tree; with
+// AVX-512 one 16-lane register and masked tails) bit for bit against the scalar row_dot /
+// add_row, alone and inside a whole SGD step. tests/CMakeLists.txt also builds this file for
+// AVX2 (test_sgd_host_rows_avx2) and AVX-512 (test_sgd_host_rows_avx512) where the build
+// machine has them, so the portable build tests those loops too.
 #include <gtest/gtest.h>
 
 #include <algorithm>

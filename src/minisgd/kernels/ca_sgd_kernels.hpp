@@ -165,7 +165,7 @@ constexpr int kLongRow = 64;
 /// z[i] = Σ_c x_i[c]·w[c] for `rows` rows of `stride` elements, all in SGD's margin order, so
 /// CA-SGD at s = 1 sums its margins as SGD does: rows_dot (four rows at once, compile-time
 /// tails or AVX-512 masks) where it reads S itself (float, double; bf16 and fp16 widened in
-/// AVX-512 registers); otherwise narrow storage through row_dot when long, else widened
+/// AVX-512 or AVX2 registers); otherwise narrow storage through row_dot when long, else widened
 /// (exactly) a few rows at a time into a buffer that stays in L1 for rows_dot.
 template <class S, class A>
 inline void margins_of_rows(const S* x, std::int64_t stride, const A* w, int n, std::int64_t rows,

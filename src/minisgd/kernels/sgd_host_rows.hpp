@@ -6,7 +6,8 @@
 // Clang the 16 partial sums of a margin are four 4-lane vectors. Built for AVX-512 (BW, VL;
 // MINISGD_ARCH, docs/building.md) the fp32 loops use 16-lane registers instead: a margin's
 // partial sums are one register, tails are masked loads, and bf16/fp16 rows are widened in
-// registers as they are loaded. Without vector extensions (other compilers) the same
+// registers as they are loaded. Built for AVX2 without AVX-512, fp32 rows (and narrow rows
+// widened to fp32) use 8-lane registers. Without vector extensions (other compilers) the same
 // functions fall back to the scalar loops, with the same bits.
 #include <cstdint>
 #include <cstring>
@@ -42,6 +43,11 @@ inline float* widening_scratch(std::int64_t size) {
 }
 
 constexpr int kLanes = 16;  // partial sums of a margin: a loop the compiler vectorizes
+
+/// Rows of at least this many values are summed one after the other by the vector loops: memory
+/// streams one row at a time fastest (interleaving the rows' loads slows the stream), and a
+/// row's chain of additions is then long enough. Shorter rows are interleaved four at a time.
+constexpr int kStreamedRow = 8 * kLanes;
 
 /// Σ_c x[c]·w[c] in A, in kLanes interleaved partial sums added pairwise: the margin's
 /// order everywhere (the device's team reduction aside).
@@ -188,6 +194,187 @@ inline void add_rows_quads(const S* x0, std::int64_t stride, const A* u, std::in
 }
 #endif
 
+#if defined(MINISGD_FOUR_ROW_TREE) && defined(__AVX2__) && defined(__F16C__) && \
+    !defined(MINISGD_HOST_AVX512)
+#define MINISGD_HOST_AVX 1
+#include <immintrin.h>
+// 256-bit registers without AVX-512 (AVX2 CPUs: AMD Zen 1-3, Intel client cores): rows in
+// 8-lane fp32 vectors, where the 4-lane loops above would use half of each register; bf16 and
+// fp16 widened in registers as they are loaded. A margin's 16 partial sums are two of them,
+// added by row_dot's tree (its first level adds the two), the last three levels for eight rows
+// together; a gradient block's sums are 8 columns a register.
+
+/// The (A, S) pairs the 8-lane loops read directly.
+template <class A, class S>
+constexpr bool avx_rows = std::is_same_v<A, float> &&
+                          (std::is_same_v<S, float> || std::is_same_v<S, precision::bf16> ||
+                           std::is_same_v<S, precision::fp16>);
+
+typedef float Oct __attribute__((vector_size(32)));
+
+/// x[0..kUsed) as floats in the first lanes, +0 in the others: a partial sum starts at +0 and is
+/// never −0, so lanes past a row's end (+0·+0 added) change nothing. bf16 is widened by a shift
+/// and fp16 by vcvtph2ps: exactly, precision::convert's bits. The short loads are built in
+/// registers (a masked load; 16-bit codes inserted), never through memory: a vector stored in
+/// pieces and loaded whole stalls on the store forwarding.
+template <int kUsed, class S>
+inline Oct load_oct(const S* x) {
+  if constexpr (std::is_same_v<S, float>) {
+    if constexpr (kUsed == 8) {
+      return _mm256_loadu_ps(x);
+    } else {
+      const __m256i lanes = _mm256_setr_epi32(
+          0 < kUsed ? -1 : 0, 1 < kUsed ? -1 : 0, 2 < kUsed ? -1 : 0, 3 < kUsed ? -1 : 0,
+          4 < kUsed ? -1 : 0, 5 < kUsed ? -1 : 0, 6 < kUsed ? -1 : 0, 7 < kUsed ? -1 : 0);
+      return _mm256_maskload_ps(x, lanes);
+    }
+  } else {
+    __m128i h;
+    if constexpr (kUsed == 8) {
+      h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+    } else {  // four codes, then two, then one
+      constexpr int kFour = kUsed >= 4 ? 4 : 0, kTwo = kUsed - kFour >= 2 ? 2 : 0;
+      if constexpr (kFour)
+        h = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
+      else
+        h = _mm_setzero_si128();
+      if constexpr (kTwo) {
+        int pair;
+        std::memcpy(&pair, x + kFour, sizeof pair);
+        h = _mm_insert_epi32(h, pair, kFour / 2);
+      }
+      if constexpr (kUsed > kFour + kTwo) {
+        std::uint16_t one;
+        std::memcpy(&one, x + kFour + kTwo, sizeof one);
+        h = _mm_insert_epi16(h, one, kFour + kTwo);
+      }
+    }
+    if constexpr (std::is_same_v<S, precision::bf16>)
+      return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    else
+      return _mm256_cvtph_ps(h);
+  }
+}
+
+/// One row's 16 partial sums for n ≡ kTail (mod kLanes), lanes l and l + 8 added (the tree's
+/// first level).
+template <int kTail, class S>
+inline Oct row_halves8(const S* x, const float* w, int n) {
+  Oct lo = {}, hi = {};
+  int c = 0;
+  for (; c + kLanes <= n; c += kLanes) {
+    lo += load_oct<8>(x + c) * load_oct<8>(w + c);
+    hi += load_oct<8>(x + c + 8) * load_oct<8>(w + c + 8);
+  }
+  if constexpr (kTail >= 8) {
+    lo += load_oct<8>(x + c) * load_oct<8>(w + c);
+    if constexpr (kTail > 8) hi += load_oct<kTail - 8>(x + c + 8) * load_oct<kTail - 8>(w + c + 8);
+  } else if constexpr (kTail > 0) {
+    lo += load_oct<kTail>(x + c) * load_oct<kTail>(w + c);
+  }
+  return lo + hi;
+}
+
+/// row_halves8 for four rows x[0..4) at once: eight independent chains, w loaded once.
+template <int kTail, class S>
+inline void four_row_halves8(const S* const* x, const float* w, int n, Oct* s) {
+  Oct lo[4] = {}, hi[4] = {};
+  int c = 0;
+  for (; c + kLanes <= n; c += kLanes) {
+    const Oct wl = load_oct<8>(w + c), wh = load_oct<8>(w + c + 8);
+    for (int r = 0; r < 4; ++r) {
+      lo[r] += load_oct<8>(x[r] + c) * wl;
+      hi[r] += load_oct<8>(x[r] + c + 8) * wh;
+    }
+  }
+  if constexpr (kTail >= 8) {
+    const Oct wl = load_oct<8>(w + c);
+    for (int r = 0; r < 4; ++r) lo[r] += load_oct<8>(x[r] + c) * wl;
+    if constexpr (kTail > 8) {
+      const Oct wh = load_oct<kTail - 8>(w + c + 8);
+      for (int r = 0; r < 4; ++r) hi[r] += load_oct<kTail - 8>(x[r] + c + 8) * wh;
+    }
+  } else if constexpr (kTail > 0) {
+    const Oct wl = load_oct<kTail>(w + c);
+    for (int r = 0; r < 4; ++r) lo[r] += load_oct<kTail>(x[r] + c) * wl;
+  }
+  for (int r = 0; r < 4; ++r) s[r] = lo[r] + hi[r];
+}
+
+/// The tree's last three levels (lane l += lane l + half, half = 4, 2, 1) for eight rows'
+/// halves s[r], transposed into vertical additions: z[r] for r < 8.
+inline void finish_eight(const Oct* s, float* z) {
+  Oct a[4];  // half 4: lanes 0..3 of rows 2k | of rows 2k + 1
+  for (int k = 0; k < 4; ++k)
+    a[k] = __builtin_shufflevector(s[2 * k], s[2 * k + 1], 0, 1, 2, 3, 8, 9, 10, 11) +
+           __builtin_shufflevector(s[2 * k], s[2 * k + 1], 4, 5, 6, 7, 12, 13, 14, 15);
+  Oct b[2];  // half 2: lanes 0, 1 of rows 4m, 4m + 2 | of rows 4m + 1, 4m + 3
+  for (int m = 0; m < 2; ++m)
+    b[m] = __builtin_shufflevector(a[2 * m], a[2 * m + 1], 0, 1, 8, 9, 4, 5, 12, 13) +
+           __builtin_shufflevector(a[2 * m], a[2 * m + 1], 2, 3, 10, 11, 6, 7, 14, 15);
+  const Oct c =  // half 1: rows 0, 2, 4, 6 | 1, 3, 5, 7
+      __builtin_shufflevector(b[0], b[1], 0, 2, 8, 10, 4, 6, 12, 14) +
+      __builtin_shufflevector(b[0], b[1], 1, 3, 9, 11, 5, 7, 13, 15);
+  const Oct sums = __builtin_shufflevector(c, c, 0, 4, 1, 5, 2, 6, 3, 7);
+  std::memcpy(z, &sums, sizeof sums);
+}
+
+/// rows_dot for n ≡ kTail (mod kLanes), eight rows at a time.
+template <int kTail, class S>
+inline void rows_dot8(const S* x, std::int64_t stride, const float* w, int n, std::int64_t rows,
+                      float* z) {
+  std::int64_t i = 0;
+  for (; i + 8 <= rows; i += 8) {
+    Oct s[8];
+    if (n >= kStreamedRow) {
+      for (int r = 0; r < 8; ++r) s[r] = row_halves8<kTail>(x + (i + r) * stride, w, n);
+    } else {
+      for (int h = 0; h < 8; h += 4) {
+        const S* const xr[4] = {x + (i + h) * stride, x + (i + h + 1) * stride,
+                                x + (i + h + 2) * stride, x + (i + h + 3) * stride};
+        four_row_halves8<kTail>(xr, w, n, s + h);
+      }
+    }
+    finish_eight(s, z + i);
+  }
+  for (; i < rows; ++i) {
+    const Oct s = row_halves8<kTail>(x + i * stride, w, n);
+    z[i] = ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+  }
+}
+
+/// g[0..width) += Σ_{i < rows} x_i[c]·u_i in row order, width < 4·kQuads + 4: the sums of 8
+/// columns a register, then 4 if kQuads is odd, then up to 3 one by one.
+template <int kQuads, class S>
+inline void add_rows8(const S* x0, std::int64_t stride, const float* u, std::int64_t rows, float* g,
+                      int width) {
+  constexpr int kOcts = kQuads / 2, kEnd = 8 * kOcts;
+  Oct acc[kOcts + 1];
+  Quad<float> quad = {};
+  float last[4] = {};
+  for (int o = 0; o < kOcts; ++o) std::memcpy(&acc[o], g + 8 * o, sizeof(Oct));
+  if constexpr (kQuads % 2) std::memcpy(&quad, g + kEnd, sizeof quad);
+  const int rest = width - 4 * kQuads;
+  for (int c = 0; c < rest; ++c) last[c] = g[4 * kQuads + c];
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const S* const x = x0 + i * stride;
+    const float ui = u[i];
+    for (int o = 0; o < kOcts; ++o) acc[o] += load_oct<8>(x + 8 * o) * ui;
+    if constexpr (kQuads % 2) {
+      const Oct xq = load_oct<4>(x + kEnd);
+      quad += __builtin_shufflevector(xq, xq, 0, 1, 2, 3) * ui;
+    }
+    add_row(x + 4 * kQuads, ui, last, rest);
+  }
+  for (int o = 0; o < kOcts; ++o) std::memcpy(g + 8 * o, &acc[o], sizeof(Oct));
+  if constexpr (kQuads % 2) std::memcpy(g + kEnd, &quad, sizeof quad);
+  for (int c = 0; c < rest; ++c) g[4 * kQuads + c] = last[c];
+}
+#else
+template <class A, class S>
+constexpr bool avx_rows = false;
+#endif
+
 #ifdef MINISGD_HOST_AVX512
 // AVX-512 (MINISGD_ARCH=native on a CPU that has it): the kLanes = 16 partial sums of a float
 // margin are one register, and a row's tail is one masked load (the lanes past the row read
@@ -262,11 +449,6 @@ inline __m512 row_sums16(const S* x, const float* w, int full, __mmask16 tail) {
                       _mm512_mul_ps(load16(x + full, tail), _mm512_maskz_loadu_ps(tail, w + full)));
   return p;
 }
-
-/// Rows of at least this many values are summed one after the other: memory streams one row
-/// at a time fastest (interleaving the rows' loads slows the stream), and a row's chain of
-/// additions is then long enough. Shorter rows are interleaved four at a time.
-constexpr int kStreamedRow = 8 * kLanes;
 
 /// rows_dot, four rows at a time (the tree's last levels run for the four together).
 template <class S>
@@ -358,7 +540,7 @@ constexpr bool avx512_rows = false;
 /// True where the host loops read S themselves; otherwise narrow storage is widened first.
 template <class A, class S>
 constexpr bool reads_directly =
-    std::is_same_v<S, float> || std::is_same_v<S, double> || avx512_rows<A, S>;
+    std::is_same_v<S, float> || std::is_same_v<S, double> || avx512_rows<A, S> || avx_rows<A, S>;
 
 /// One prefetch per 4 KB page that starts in [begin, end). The hardware prefetchers stop at page
 /// boundaries and start again only after misses in the new page, so a stream of rows stalls at
@@ -393,6 +575,11 @@ inline void rows_dot(const S* x, std::int64_t stride, const A* w, int n, std::in
 #ifdef MINISGD_HOST_AVX512
     rows_dot16(x, stride, w, n, rows, z);
 #endif
+  } else if constexpr (avx_rows<A, S>) {
+#ifdef MINISGD_HOST_AVX
+    with_constant<kLanes>(
+        n % kLanes, [&](auto tail) { rows_dot8<decltype(tail)::value>(x, stride, w, n, rows, z); });
+#endif
   } else {
     with_constant<kLanes>(n % kLanes, [&](auto tail) {
       rows_dot_tail<decltype(tail)::value>(x, stride, w, n, rows, z);
@@ -404,7 +591,7 @@ inline void rows_dot(const S* x, std::int64_t stride, const A* w, int n, std::in
 }
 
 /// g[0..width) += Σ_{i < rows} x_i[c]·u_i in row order, for a block narrower than kCols (any
-/// width up to kCols on the AVX-512 path).
+/// width up to kCols on the AVX-512 and AVX2 paths).
 template <int kCols, class A, class S>
 inline void add_rows_narrow(const S* x0, std::int64_t stride, const A* u, std::int64_t rows, A* g,
                             int width) {
@@ -416,6 +603,12 @@ inline void add_rows_narrow(const S* x0, std::int64_t stride, const A* u, std::i
     with_constant<kCols / 16 + 1>((width + 15) / 16, [&](auto regs) {
       if constexpr (decltype(regs)::value > 0)
         add_rows16<decltype(regs)::value>(x0, stride, u, rows, g, width);
+    });
+#endif
+  } else if constexpr (avx_rows<A, S>) {
+#ifdef MINISGD_HOST_AVX
+    with_constant<kCols / 4 + 1>(width / 4, [&](auto quads) {
+      add_rows8<decltype(quads)::value>(x0, stride, u, rows, g, width);
     });
 #endif
   } else {

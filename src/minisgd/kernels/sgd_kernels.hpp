@@ -17,8 +17,9 @@
 // of the gradient rereads it from cache, a block of kHostCols columns at a time with the
 // block's sums in registers. Threads take whole chunks; with several, each chunk's share goes
 // to a buffer and the shares are added in chunk order after the launch. Short rows vectorize
-// too (sgd_host_rows.hpp); with AVX-512 a margin's partial sums are one register and bf16/fp16
-// are widened in registers, so narrow storage is read once from memory and never copied.
+// too (sgd_host_rows.hpp); with AVX-512 a margin's partial sums are one register (with AVX2
+// two), and bf16/fp16 are widened in registers, so narrow storage is read once from memory and
+// never copied.
 // Devices: a warp per short row, a team per long one for the margins (device_row_dots); for
 // the gradient a team per 32 columns, its warps summing consecutive chunks at once and the team
 // adding their sums in chunk order (device_chunk_sums): the host's additions in the host's
@@ -260,12 +261,12 @@ namespace sgd_detail {
 
 /// g[c0 .. c0+width) += Σ_{i in rows} x_i[c]·u_i, in row order, the block held in registers.
 /// A full block has a compile-time width, so the compiler keeps its sums in registers (the
-/// AVX-512 loops take every width, with explicit registers).
+/// AVX-512 and AVX2 loops take every width, with explicit registers).
 template <class S, class A>
 KOKKOS_FORCEINLINE_FUNCTION void add_rows(const S* x0, std::int64_t stride, const A* u,
                                           std::int64_t rows, A* g, int width) {
   constexpr int kCols = kHostCols<A>;
-  if (width == kCols && !avx512_rows<A, S>) {
+  if (width == kCols && !avx512_rows<A, S> && !avx_rows<A, S>) {
     A acc[kCols];
     for (int c = 0; c < kCols; ++c) acc[c] = g[c];
     for (std::int64_t i = 0; i < rows; ++i) add_row(x0 + i * stride, u[i], acc, kCols);
