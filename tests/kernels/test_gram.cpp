@@ -11,6 +11,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,11 @@ using namespace minisgd;
 using namespace minisgd::precision;
 
 namespace {
+
+template <class T>
+struct Tag {
+  using type = T;
+};
 
 /// The library path the automatic engine takes for same-precision T: cuBLAS in CUDA builds
 /// with it, KokkosBlas elsewhere.
@@ -116,6 +122,73 @@ TEST(Gram, BlasPathSamePrecision) {
   const Vector<float> G("G", gram_packed_size(s, b));
   EXPECT_EQ(gram.compute(Y, b, G, Rounder::to({Format::fp16, {}}, Format::fp32, false, 0)),
             GramPath::team);
+}
+
+namespace {
+
+/// The path the automatic engine takes for inputs narrower than the accumulator: cuBLAS in
+/// CUDA builds that have the pair, oneDNN for bf16 → fp32 where the CPU has AVX512-BF16, else
+/// the inputs widened for the same-precision library.
+template <class In, class Acc>
+GramPath narrow_input_path(const BlockLowerGram& gram) {
+#ifdef MINISGD_HAVE_CUBLAS
+  if (gpu::cublas_gram_supported<In, Acc>()) return GramPath::cublas;
+#endif
+  if (std::is_same_v<In, bf16> && std::is_same_v<Acc, float> && gram.dnnl_available())
+    return GramPath::dnnl;
+  return GramPath::widened_blas;
+}
+
+/// One BlockLowerGram over shapes that grow, shrink (an epoch's last outer step) and change
+/// width, so the widened buffer is made, reused for fewer rows and remade.
+template <class In, class Acc>
+void check_narrow_inputs(const char* label) {
+  BlockLowerGram gram;
+  const double u = unit_roundoff(format_traits<Acc>::format);
+  const std::int64_t shapes[][3] = {{5, 8, 300}, {16, 4, 300}, {3, 8, 300}, {7, 1, 41}};
+  for (const auto& [s, b, n] : shapes) {
+    const Matrix<In> Y = testkit::random_rows<In>(s * b, n, unsigned(s + n));
+    const Vector<Acc> G("G", gram_packed_size(s, b));
+    EXPECT_EQ(gram.compute(Y, b, G, Rounder{}), (narrow_input_path<In, Acc>(gram))) << label;
+    EXPECT_LE(testkit::worst_gram_error(Y, b, G), gamma(n, u))
+        << label << " s=" << s << " b=" << b << " n=" << n;
+  }
+}
+
+}  // namespace
+
+// Inputs narrower than the accumulator, summed exactly: a library path, within γ_n of the
+// exact Gram of the stored values (the widened inputs' products are exact).
+TEST(Gram, NarrowInputsTakeALibrary) {
+  check_narrow_inputs<bf16, float>("bf16->fp32");
+  check_narrow_inputs<fp16, float>("fp16->fp32");
+  check_narrow_inputs<bf16, double>("bf16->fp64");
+  check_narrow_inputs<fp16, double>("fp16->fp64");
+  check_narrow_inputs<float, double>("fp32->fp64");
+}
+
+// precision.gram_engine: portable takes the fixed-order team kernel for every pair, the same
+// bits as calling it directly.
+TEST(Gram, PortableEngineTakesTheTeamKernel) {
+  BlockLowerGram gram;
+  gram.set_engine(GramEngine::portable, false);
+  const std::int64_t s = 6, b = 8, n = 77;
+  const auto same_as_team = [&](auto in_tag, auto acc_tag, const char* label) {
+    using In = typename decltype(in_tag)::type;
+    using Acc = typename decltype(acc_tag)::type;
+    const Matrix<In> Y = testkit::random_rows<In>(s * b, n, 5);
+    const Vector<Acc> G("G", gram_packed_size(s, b)), T("T", gram_packed_size(s, b));
+    EXPECT_EQ(gram.compute(Y, b, G, Rounder{}), GramPath::team) << label;
+    gram_team(Y, b, T, Rounder{});
+    const auto g = Kokkos::create_mirror_view_and_copy(HostSpace(), G);
+    const auto t = Kokkos::create_mirror_view_and_copy(HostSpace(), T);
+    for (std::int64_t i = 0; i < g.extent_int(0); ++i)
+      ASSERT_EQ(g(i), t(i)) << label << " entry " << i;
+  };
+  same_as_team(Tag<float>{}, Tag<float>{}, "fp32->fp32");
+  same_as_team(Tag<double>{}, Tag<double>{}, "fp64->fp64");
+  same_as_team(Tag<bf16>{}, Tag<float>{}, "bf16->fp32");
+  same_as_team(Tag<float>{}, Tag<double>{}, "fp32->fp64");
 }
 
 // The AVX512-BF16 path (oneDNN) against the portable kernel on the same bf16 inputs: each

@@ -102,7 +102,7 @@ TEST(CaSgd, OneAllreducePerOuterStepOfExactlyThePackedSize) {
       EXPECT_TRUE(o.report["timers"].contains(phase)) << phase;
     EXPECT_EQ(o.report["precision"]["preset"], preset);
     // fp32/fp64: the same-precision library GEMM; bf16 inputs: oneDNN where the CPU has
-    // AVX512-BF16 (not asserted: it depends on the machine), else the portable kernel.
+    // AVX512-BF16 (not asserted: it depends on the machine), else widened for the library.
     // CUDA builds with cuBLAS: the automatic engine takes cuBLAS for every one of these pairs.
     const std::string path = o.report["kernels"]["gram"];
     if (o.report["build"]["options"].value("cublas", false))
@@ -110,10 +110,12 @@ TEST(CaSgd, OneAllreducePerOuterStepOfExactlyThePackedSize) {
     else if (preset == "fp32" || preset == "fp64")
       EXPECT_EQ(path, "blas");
     else
-      EXPECT_TRUE(path == "dnnl" || path == "team") << path;
-    // bf16 × bf16 → fp32 (both mixed presets): the portable kernel only with the reason.
+      EXPECT_TRUE(path == "dnnl" || path == "widened-blas") << path;
+    EXPECT_EQ(o.report["kernels"]["gram_summation"], "library");
+    // bf16 × bf16 → fp32 (both mixed presets): widened only with the reason oneDNN was not used.
     if (preset == "mixed" || preset == "mixed-wire-bf16") {
-      EXPECT_EQ(path == "team", !o.report["kernels"].value("gram_fallback", std::string()).empty())
+      EXPECT_EQ(path == "widened-blas",
+                !o.report["kernels"].value("gram_fallback", std::string()).empty())
           << o.report["kernels"].dump();
     }
   }

@@ -224,8 +224,9 @@ nlohmann::json CaSgdStepper<S, A>::kernels() const {
   if (gram_path_ != GramPath::none)
     k["gram_summation"] = gram_path_ == GramPath::team ? "fixed" : "library";
   if (gram_path_ == GramPath::dnnl) k["gram_implementation"] = gram_.dnnl_implementation();
-  // bf16 × bf16 → fp32 took the portable kernel where oneDNN could serve it: say why.
-  if (gram_path_ == GramPath::team && gram_accum_.identity && std::is_same_v<A, float>)
+  // bf16 × bf16 → fp32 was widened for the same-precision library where oneDNN could have
+  // served it: say why.
+  if (gram_path_ == GramPath::widened_blas && std::is_same_v<A, float>)
     precision::with_compiled_type(real_.gram_input, [&](auto tag) {
       if (std::is_same_v<typename decltype(tag)::type, precision::bf16>)
         k["gram_fallback"] = gram_.dnnl_unavailable_reason();

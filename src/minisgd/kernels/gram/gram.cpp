@@ -20,6 +20,7 @@ const char* name(GramPath p) {
     case GramPath::none: return "none";
     case GramPath::blas: return "blas";
     case GramPath::dnnl: return "dnnl";
+    case GramPath::widened_blas: return "widened-blas";
     case GramPath::team: return "team";
     case GramPath::cublas: return "cublas";
   }
@@ -200,6 +201,29 @@ std::string BlockLowerGram::dnnl_unavailable_reason() const {
 }
 
 template <class In, class Acc>
+Matrix<Acc> BlockLowerGram::widened(const Matrix<In>& Y) {
+  Matrix<Acc>& wide = [&]() -> Matrix<Acc>& {
+    if constexpr (std::is_same_v<Acc, float>)
+      return wide_fp32_;
+    else
+      return wide_fp64_;
+  }();
+  const std::int64_t rows = Y.extent(0), n = Y.extent(1);
+  // An epoch's last outer step may have fewer rows: the buffer keeps its larger size.
+  if (std::int64_t(wide.extent(0)) < rows || std::int64_t(wide.extent(1)) != n)
+    wide = Matrix<Acc>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "minisgd::gram_widened"),
+                       rows, n);
+  const Matrix<Acc> out =
+      Kokkos::subview(wide, Kokkos::make_pair(std::int64_t(0), rows), Kokkos::ALL());
+  Kokkos::parallel_for(
+      "minisgd::gram_widen", Kokkos::RangePolicy<ExecSpace>(0, rows),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        for (std::int64_t c = 0; c < n; ++c) out(i, c) = precision::convert<Acc>(Y(i, c));
+      });
+  return out;
+}
+
+template <class In, class Acc>
 GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                                  const precision::Rounder& accumulate) {
 #ifdef MINISGD_HAVE_CUBLAS
@@ -215,17 +239,28 @@ GramPath BlockLowerGram::compute(const Matrix<In>& Y, std::int64_t b, const Vect
                           ? "no cuBLAS GEMM for these input and accumulation formats"
                           : "the accumulation format is emulated (rounded after every addition)"));
 #endif
+  // Below: the libraries sum exactly what was asked, in their own order.
+  const bool library = engine_ != GramEngine::portable && accumulate.identity;
   if constexpr (std::is_same_v<In, Acc>) {
-    if (accumulate.identity) {
+    if (library) {
       gram_blas(Y, b, packed);
       return GramPath::blas;
     }
   }
   if constexpr (std::is_same_v<In, precision::bf16> && std::is_same_v<Acc, float>) {
-    if (dnnl_ && accumulate.identity) {
+    if (dnnl_ && library) {
       sync_for_host("oneDNN reads the batch on the host");
       dnnl_->compute(Y.data(), Y.extent(0), Y.extent(1), Y.stride(0), b, packed.data());
       return GramPath::dnnl;
+    }
+  }
+  // Every pair compiled below with In narrower than Acc multiplies exactly in Acc (2·24
+  // significant bits into fp64's 53, 2·11 or 2·8 into fp32's 24) unless the product leaves
+  // Acc's range, which the team kernel's Acc(a)·Acc(b) does too.
+  if constexpr (sizeof(In) < sizeof(Acc)) {
+    if (library) {
+      gram_blas(widened<In, Acc>(Y), b, packed);
+      return GramPath::widened_blas;
     }
   }
   gram_team(Y, b, packed, accumulate);

@@ -7,13 +7,20 @@
 // exactly the needed products: one GEMM per block row, or (blas on the host) the block-lower
 // part split recursively into rectangles of several block rows.
 //
-// Three paths, chosen per call by BlockLowerGram:
-//   blas  same-precision fp32/fp64 through KokkosBlas::gemm (host BLAS, cuBLAS on GPUs);
-//   dnnl  bf16 inputs with fp32 accumulation through oneDNN's matmul on CPUs with
-//         AVX512-BF16 (built with oneDNN; checked at run time);
-//   team  a portable Kokkos team kernel tiled through scratch memory, one template on
-//         (input type, accumulator type); it also emulates narrower accumulation formats
-//         by rounding after every addition.
+// Four paths, chosen per call by BlockLowerGram:
+//   blas          same-precision fp32/fp64 through KokkosBlas::gemm (host BLAS, cuBLAS on
+//                 GPUs);
+//   dnnl          bf16 inputs with fp32 accumulation through oneDNN's matmul on CPUs with
+//                 AVX512-BF16 (built with oneDNN; checked at run time);
+//   widened-blas  inputs narrower than the accumulator (bf16/fp16 → fp32 or fp64, fp32 →
+//                 fp64) widened once into a buffer, then the blas path: a product of two such
+//                 inputs is exact in the accumulator, so this sums what team sums, in the
+//                 library's order and at its rate;
+//   team          a portable Kokkos team kernel tiled through scratch memory, one template on
+//                 (input type, accumulator type), every entry summed over the columns in order
+//                 for any thread count; it also emulates narrower accumulation formats by
+//                 rounding after every addition. precision.gram_engine: portable takes it for
+//                 every Gram.
 // and, in CUDA builds with cuBLAS, tried first (precision.gram_engine: auto | cublas):
 //   cublas  gpu/cublas_kokkos.hpp: bf16/fp16 inputs with fp32 accumulation on Tensor Cores,
 //           fp32 (TF32 with precision.tf32), fp64; one GEMM per block row (docs/gpu.md).
@@ -40,7 +47,7 @@ constexpr double gram_multiply_adds(std::int64_t s, std::int64_t b, std::int64_t
   return double(gram_packed_size(s, b)) * double(n);
 }
 
-enum class GramPath { none, blas, dnnl, team, cublas };
+enum class GramPath { none, blas, dnnl, widened_blas, team, cublas };
 const char* name(GramPath p);
 
 /// The portable team kernel: packed(...) = Σ_k Acc(Y(r,k))·Acc(Y(c,k)), accumulated in Acc,
@@ -80,15 +87,22 @@ class BlockLowerGram {
   /// Why bf16 inputs cannot go through oneDNN here ("" when they can).
   std::string dnnl_unavailable_reason() const;
   /// precision.gram_engine and precision.tf32: automatic takes cuBLAS wherever it computes
-  /// what was asked (CUDA builds with cuBLAS), portable never, cublas insists (an input error
-  /// when it cannot).
+  /// what was asked (CUDA builds with cuBLAS), then the host libraries; portable always the
+  /// fixed-order team kernel (the same bits for any thread count); cublas insists on cuBLAS
+  /// (an input error when it cannot).
   void set_engine(GramEngine engine, bool tf32) {
     engine_ = engine;
     tf32_ = tf32;
   }
 
  private:
+  /// Y widened to Acc for the widened-blas path (grown as needed, kept between calls).
+  template <class In, class Acc>
+  Matrix<Acc> widened(const Matrix<In>& Y);
+
   std::unique_ptr<DnnlGram> dnnl_;
+  Matrix<float> wide_fp32_;
+  Matrix<double> wide_fp64_;
   GramEngine engine_ = GramEngine::automatic;
   bool tf32_ = false;
 };
