@@ -125,6 +125,20 @@ double gram_seconds(std::int64_t s, std::int64_t b, std::int64_t n) {  // the pa
          calls;
 }
 
+// Passes over the packed Gram beyond writing it, of the path BlockLowerGram takes for In → fp32
+// here: 2 for the host BLAS path (block rows formed in a scratch buffer, written, then read for
+// the copy into place), 0 for a library that writes the packed rows itself (oneDNN, cuBLAS).
+template <class In>
+double gram_scratch_passes() {
+  const std::int64_t s = 3, b = 2;
+  const Matrix<In> Y = random_rows<In>(s * b, 4);
+  const Vector<float> G("G", gram_packed_size(s, b));
+  BlockLowerGram gram;
+  const GramPath path = gram.compute(Y, b, G, precision::Rounder{});
+  const bool blas = path == GramPath::blas || path == GramPath::widened_blas;
+  return blas && Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible ? 2 : 0;
+}
+
 // minisgd's inner recurrence (fp32, logistic) at the paper decks' CA-SGD shape (s = 16,
 // b = 32), in the flops the model counts for it: 2 per packed Gram entry, 4 per row.
 double recurrence_rate() {
@@ -366,6 +380,8 @@ perfmodel::Machine kernel_figures() {
   const double entry = (sixteen - 15 * two) / (entries(16) - 15 * entries(2));
   m.gram_entry_s = std::max(entry, 1e-12);
   m.gram_call_s = std::max(two - entries(2) * m.gram_entry_s, 1e-12);
+  m.gram_scratch_passes = gram_scratch_passes<float>();
+  m.gram_bf16_scratch_passes = gram_scratch_passes<precision::bf16>();
   m.scalar_Fps = recurrence_rate();
   return m;
 }
@@ -394,7 +410,8 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n%s"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
-      "  gram_entry_ns: %.4g\n  gram_call_us: %.4g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  "
+      "  gram_entry_ns: %.4g\n  gram_call_us: %.4g\n  gram_scratch_passes: %g\n"
+      "  gram_bf16_scratch_passes: %g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  "
       "ca_row_ns: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, wait_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
@@ -403,7 +420,8 @@ void print_machine(const perfmodel::Machine& m, int P) {
       m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
       m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
       std::max(m.gram_entry_s * 1e9, 1e-3), std::max(m.gram_call_s * 1e6, 1e-3),
-      m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
+      m.gram_scratch_passes, m.gram_bf16_scratch_passes, m.scalar_Fps * 1e-9,
+      std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
       std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
       std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores,
       std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,

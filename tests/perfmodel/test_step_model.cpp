@@ -335,6 +335,23 @@ TEST(StepModel, AGramBeyondTheCacheStreamsUnlessItsPhasesTakeLonger) {
   EXPECT_DOUBLE_EQ(predict_step(big, tight).compute_s, predict_step(big, roomy).compute_s);
 }
 
+// The host BLAS path's scratch buffer: each pass over a packed Gram beyond the cache streams it
+// once more (E entries of the 4-byte arithmetic), by input type; nothing while it fits.
+TEST(StepModel, AGramFormedInScratchStreamsItsPasses) {
+  Machine plain = machine(), scratch = machine();
+  for (Machine* m : {&plain, &scratch}) m->cache_bytes = 1e6;
+  scratch.gram_scratch_passes = 2;
+  scratch.gram_bf16_scratch_passes = 3;
+  Workload small = column(1, 32, 28, 4), big = column(1, 32, 28, 64);  // 24.6 KB, 8.3 MB
+  const double E = 32.0 * 32 * 64 * 63 / 2, stream = E * 4 / (20e9 * 0.7);
+  for (double input : {4.0, 2.0}) {
+    for (Workload* w : {&small, &big}) w->gram_input_bytes = input;
+    EXPECT_DOUBLE_EQ(predict_step(small, scratch).compute_s, predict_step(small, plain).compute_s);
+    EXPECT_NEAR(predict_step(big, scratch).compute_s - predict_step(big, plain).compute_s,
+                (input >= 4 ? 2 : 3) * stream / 64, 1e-12);
+  }
+}
+
 // On one node a collective's bytes cost what calibrate measured at neighbouring sizes
 // (network.transfer_us): linear between the points, in proportion below the first, at the last
 // segment's rate beyond the last.

@@ -113,6 +113,8 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.gemm_bf16_Fps = kernels.number("gemm_bf16_GFps", 1e9);
   m.gram_entry_s = kernels.number("gram_entry_ns", 1e-9);
   m.gram_call_s = kernels.optional("gram_call_us", 1e-6, 0);
+  m.gram_scratch_passes = kernels.optional("gram_scratch_passes", 1, 0);
+  m.gram_bf16_scratch_passes = kernels.optional("gram_bf16_scratch_passes", 1, 0);
   m.scalar_Fps = kernels.number("scalar_GFps", 1e9);
   m.decode_s = kernels.number("decode_ns", 1e-9);
   m.ca_row_s = kernels.number("ca_row_ns", 1e-9);

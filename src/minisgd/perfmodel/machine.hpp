@@ -23,9 +23,15 @@ struct Machine {
   double gemm_bf16_Fps = 0;
   double gram_entry_s = 0;  // per packed Gram entry (short dot products, stores)
   double gram_call_s = 0;  // per library GEMM call (a block row of the Gram: s − 1 an outer step)
-  double decode_s = 0;     // per stored value widened to the arithmetic (bf16 X, fp32 work)
-  double ca_row_s = 0;     // per row of CA-SGD beyond row_s (three passes over a row, not one)
-  double scalar_Fps = 0;   // small dense work: the CA-SGD recurrence
+  // Passes over a packed Gram that outgrows the cache beyond writing it: the host BLAS path
+  // forms rectangles of block rows in a scratch buffer and copies them into place (2: the
+  // scratch written and read back; 0 where the library writes the packed rows itself). For
+  // fp32/fp64 inputs, and for bf16 ones (widened for BLAS where oneDNN cannot take them).
+  double gram_scratch_passes = 0;
+  double gram_bf16_scratch_passes = 0;
+  double decode_s = 0;    // per stored value widened to the arithmetic (bf16 X, fp32 work)
+  double ca_row_s = 0;    // per row of CA-SGD beyond row_s (three passes over a row, not one)
+  double scalar_Fps = 0;  // small dense work: the CA-SGD recurrence
   // The host's share of a step, beside the kernels: step planning, the stepper's small host to
   // device copies, timers and the communicator call itself (paid at one rank too).
   double sgd_step_host_s = 0;   // per SGD step

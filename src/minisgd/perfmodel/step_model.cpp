@@ -183,7 +183,11 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
     // (measured at s = 64, b = 32, d = 28: the Gram's phase grows by the write, the
     // recurrence's does not).
     const double packed = L.beyond_cache(cross * w.wire_bytes);
-    L.t.compute_s += std::max(cross * m.gram_entry_s, packed) + (s - 1) * m.gram_call_s;
+    // A path that forms the Gram in a scratch buffer first streams it that many times more.
+    const double passes =
+        w.gram_input_bytes >= 4 ? m.gram_scratch_passes : m.gram_bf16_scratch_passes;
+    const double scratch = passes * L.beyond_cache(cross * w.arithmetic_bytes);
+    L.t.compute_s += std::max(cross * m.gram_entry_s, packed) + scratch + (s - 1) * m.gram_call_s;
     L.t.compute_s += std::max((2 * cross + 4 * sb) / m.scalar_Fps, packed);  // the recurrence
     L.launches(3);
   }
