@@ -71,7 +71,7 @@ def table(by_name):
             ceiling = b["ceiling_GF/s"] if bf16 or not same_shape else same_shape["GF/s"]
             extra = ""
             if bf16:
-                fp32 = by_name.get(name.replace("Bf16", "Fp32").replace("Dnnl", "Blas"))
+                fp32 = by_name.get(re.sub(r"Dnnl|Widened", "Blas", name.replace("Bf16", "Fp32")))
                 if fp32: extra = "%.2fx the fp32 Gram" % (b["GF/s"] / fp32["GF/s"])
                 # The mixed preset gathers bf16 storage (non-adjacent batches); fp32 storage with a
                 # bf16 Gram input casts.
