@@ -200,6 +200,17 @@ std::string BlockLowerGram::dnnl_unavailable_reason() const {
     return DnnlGram::unavailable_reason();
 }
 
+// A free function, not the member below: nvcc refuses a device lambda in a private member.
+template <class In, class Acc>
+void widen_rows(const Matrix<In>& Y, const Matrix<Acc>& out) {
+  const std::int64_t n = Y.extent(1);
+  Kokkos::parallel_for(
+      "minisgd::gram_widen", Kokkos::RangePolicy<ExecSpace>(0, Y.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        for (std::int64_t c = 0; c < n; ++c) out(i, c) = precision::convert<Acc>(Y(i, c));
+      });
+}
+
 template <class In, class Acc>
 Matrix<Acc> BlockLowerGram::widened(const Matrix<In>& Y) {
   Matrix<Acc>& wide = [&]() -> Matrix<Acc>& {
@@ -215,11 +226,7 @@ Matrix<Acc> BlockLowerGram::widened(const Matrix<In>& Y) {
                        rows, n);
   const Matrix<Acc> out =
       Kokkos::subview(wide, Kokkos::make_pair(std::int64_t(0), rows), Kokkos::ALL());
-  Kokkos::parallel_for(
-      "minisgd::gram_widen", Kokkos::RangePolicy<ExecSpace>(0, rows),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        for (std::int64_t c = 0; c < n; ++c) out(i, c) = precision::convert<Acc>(Y(i, c));
-      });
+  widen_rows(Y, out);
   return out;
 }
 
