@@ -6,9 +6,11 @@
 //   |Ĝ − G| ≤ γ_n · Σ_k |y_rk·y_ck|,   γ_n = n·u / (1 − n·u),
 // where G is the exact dot product of the stored input values. Products of two bf16 or fp16
 // values are exact in fp32; inputs wider than the accumulator (fp64 into fp32) add 2u.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -189,6 +191,19 @@ TEST(Gram, PortableEngineTakesTheTeamKernel) {
   same_as_team(Tag<double>{}, Tag<double>{}, "fp64->fp64");
   same_as_team(Tag<bf16>{}, Tag<float>{}, "bf16->fp32");
   same_as_team(Tag<float>{}, Tag<double>{}, "fp32->fp64");
+}
+
+// The host BLAS runs the threads Kokkos has, unless the environment chose: OpenBLAS's own count
+// read back (its default is a thread per core, for every rank).
+TEST(Gram, HostBlasGetsKokkosThreads) {
+  if (!Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible)
+    GTEST_SKIP() << "a device backend: the Gram's BLAS is the device's";
+  if (std::getenv("OPENBLAS_NUM_THREADS")) GTEST_SKIP() << "OPENBLAS_NUM_THREADS is set";
+  using GetThreads = int (*)();
+  const auto get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  if (!get) GTEST_SKIP() << "the BLAS loaded is not OpenBLAS";
+  BlockLowerGram gram;
+  EXPECT_EQ(get(), Kokkos::DefaultHostExecutionSpace().concurrency());
 }
 
 // The AVX512-BF16 path (oneDNN) against the portable kernel on the same bf16 inputs: each

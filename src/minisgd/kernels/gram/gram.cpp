@@ -1,8 +1,10 @@
 #include "minisgd/kernels/gram/gram.hpp"
 
+#include <dlfcn.h>
 #include <KokkosBlas3_gemm.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -181,9 +183,23 @@ void gram_blas(const Matrix<T>& Y, std::int64_t b, const Vector<T>& packed) {
   }
 }
 
+void match_blas_threads() {
+  static const bool once = [] {
+    if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("MKL_NUM_THREADS")) return true;
+    using SetThreads = void (*)(int);
+    const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+    for (const char* name : {"openblas_set_num_threads", "MKL_Set_Num_Threads"})
+      if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, name))) set(threads);
+    return true;
+  }();
+  (void)once;
+}
+
 BlockLowerGram::BlockLowerGram() {
-  if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible)
+  if constexpr (Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible) {
     dnnl_ = DnnlGram::create();  // null without oneDNN or AVX512-BF16
+    match_blas_threads();
+  }
 }
 
 BlockLowerGram::~BlockLowerGram() = default;
