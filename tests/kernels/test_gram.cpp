@@ -19,6 +19,7 @@
 
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
+#include "minisgd/precision/dispatch.hpp"
 #include "minisgd/precision/format_spec.hpp"
 #include "testkit/gram_reference.hpp"
 #include "testkit/random_matrix.hpp"
@@ -30,11 +31,6 @@ using namespace minisgd;
 using namespace minisgd::precision;
 
 namespace {
-
-template <class T>
-struct Tag {
-  using type = T;
-};
 
 /// The library path the automatic engine takes for same-precision T: cuBLAS in CUDA builds
 /// with it, KokkosBlas elsewhere.
@@ -187,10 +183,10 @@ TEST(Gram, PortableEngineTakesTheTeamKernel) {
     for (std::int64_t i = 0; i < g.extent_int(0); ++i)
       ASSERT_EQ(g(i), t(i)) << label << " entry " << i;
   };
-  same_as_team(Tag<float>{}, Tag<float>{}, "fp32->fp32");
-  same_as_team(Tag<double>{}, Tag<double>{}, "fp64->fp64");
-  same_as_team(Tag<bf16>{}, Tag<float>{}, "bf16->fp32");
-  same_as_team(Tag<float>{}, Tag<double>{}, "fp32->fp64");
+  same_as_team(type_tag<float>{}, type_tag<float>{}, "fp32->fp32");
+  same_as_team(type_tag<double>{}, type_tag<double>{}, "fp64->fp64");
+  same_as_team(type_tag<bf16>{}, type_tag<float>{}, "bf16->fp32");
+  same_as_team(type_tag<float>{}, type_tag<double>{}, "fp32->fp64");
 }
 
 // The host BLAS runs the threads Kokkos has, unless the environment chose: OpenBLAS's own count
