@@ -2,7 +2,8 @@
 """PyTorch DDP peer for perf/studies/peers.py: plain mini-batch SGD on L2-regularized logistic
 regression, on the rows of an .npz file (X float32, y in {-1, +1}) that minisgd reads too.
 
-Global batch b split over P processes (gloo, CPU, one thread each); step k uses rows
+Global batch b split over P processes (gloo on CPUs, one thread each; NCCL with --device cuda,
+one GPU each, the rows resident on it); step k uses rows
 [k·b, (k+1)·b) as minisgd's row decomposition does. The objective F(w) = mean log(1 +
 exp(−y·x·w)) + (λ/2)‖w‖² (no bias; SGD's weight_decay = λ is its gradient) is evaluated in
 FP64 every --eval-every steps outside the timed loop; prints one JSON line: samples/s of the
@@ -43,13 +44,18 @@ def worker(rank, a):
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", str(a.port))
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=a.ranks)
+    gpu = a.device == "cuda"
+    if gpu:
+        torch.cuda.set_device(rank)
+    dist.init_process_group("nccl" if gpu else "gloo", rank=rank, world_size=a.ranks)
+    device = torch.device("cuda", rank) if gpu else torch.device("cpu")
     data = np.load(a.data)
     X64, y = data["X"].astype(np.float64), data["y"].astype(np.float64)
-    X, t = torch.from_numpy(data["X"]), torch.from_numpy((data["y"] > 0).astype(np.float32))
+    X = torch.from_numpy(data["X"]).to(device)
+    t = torch.from_numpy((data["y"] > 0).astype(np.float32)).to(device)
     m, d, P, b = X.shape[0], X.shape[1], a.ranks, a.batch
     lo, hi = rank * b // P, (rank + 1) * b // P  # this rank's share of every batch
-    model = DDP(torch.nn.Linear(d, 1, bias=False))
+    model = DDP(torch.nn.Linear(d, 1, bias=False).to(device), device_ids=[rank] if gpu else None)
     with torch.no_grad():
         model.module.weight.zero_()
     attach(model, a.hook)
@@ -66,18 +72,20 @@ def worker(rank, a):
             opt.zero_grad(set_to_none=True)
             F.binary_cross_entropy_with_logits(model(xb).squeeze(1), tb).backward()
             opt.step()
+        if gpu:
+            torch.cuda.synchronize()  # the loop's kernels are queued, not done
         dist.barrier()
         seconds += time.perf_counter() - start
         done = stop
-        w = model.module.weight.detach().double().numpy().ravel()
+        w = model.module.weight.detach().double().cpu().numpy().ravel()
         loss = objective(X64, y, w, a.l2)
         if reached is None and loss <= a.target:
             reached = seconds
             if a.stop_at_target:
                 break
     if rank == 0:
-        print(json.dumps({"peer": "torch-ddp-gloo", "hook": a.hook, "ranks": P,
-                          "torch": torch.__version__, "steps": done,
+        print(json.dumps({"peer": f"torch-ddp-{'nccl' if gpu else 'gloo'}", "hook": a.hook,
+                          "ranks": P, "device": a.device, "torch": torch.__version__, "steps": done,
                           "samples_per_s": done * b / seconds, "final_loss": loss,
                           "time_to_target_s": reached}), flush=True)
     dist.destroy_process_group()
@@ -95,6 +103,7 @@ def main():
     p.add_argument("--target", type=float, default=-1.0)
     p.add_argument("--stop-at-target", action="store_true")
     p.add_argument("--hook", choices=["none", "fp16", "bf16", "powersgd"], default="none")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--port", type=int, default=29531)
     a = p.parse_args()
     mp.spawn(worker, args=(a,), nprocs=a.ranks, join=True)

@@ -6,20 +6,24 @@ One synthetic logistic-regression problem (m rows × d features, fp32, labels ±
 the same rows. Plain mini-batch SGD, global batch b, constant step η, L2 λ, no intercept:
   - minisgd, row decomposition, fp32, at P ranks (FOM samples/s, result.time_to_target);
   - PyTorch DDP over gloo at P processes with its communication hooks none, fp16, bf16 and
-    PowerSGD (perf/peers/torch_ddp_target.py);
+    PowerSGD (perf/peers/torch_ddp_target.py); with --device cuda over NCCL, one GPU a process
+    (then BUILD is a CUDA build of minisgd, which runs on the same GPUs);
   - scikit-learn's SGDClassifier (one process; its SGD takes one row per step, so its constant
     step is --sklearn-eta, not η).
 The target loss is minisgd's final loss at one rank times (1 + --tolerance); every solver gets
 up to --epochs-cap epochs to reach it, evaluated every --eval-every steps outside the timed
 loop. Writes peers.json and peers.png; the ratios are minisgd's over each peer's, from the
-same run. Installs nothing: needs Debian's python3-torch and python3-sklearn.
+same run. Installs nothing: needs Debian's python3-torch and python3-sklearn (the PyTorch peer
+runs under the Python that runs this script, so a Python with a CUDA PyTorch serves a GPU).
 
-  perf/studies/peers.py BUILD [--ranks 1 2] [--rows 65536] [--features 128] [--out-dir .]
+  perf/studies/peers.py BUILD [--ranks 1 2] [--rows 65536] [--features 128] [--device cpu]
+                        [--out-dir .]
 """
 import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -69,14 +73,15 @@ def minisgd(build, path, P, tmp, epochs, target=None):
 
 def torch_ddp(tmp, P, hook, a, target):
     """The peer's JSON line, or the error it stopped with (torch 1.13's bf16 hook needs NCCL)."""
-    out = subprocess.run(["/usr/bin/python3", TORCH, os.path.join(tmp, "rows.npz"), "--ranks",
+    out = subprocess.run([sys.executable, TORCH, os.path.join(tmp, "rows.npz"), "--ranks",
                           str(P), "--hook", hook, "--batch", str(a.batch), "--eta", str(a.eta),
                           "--l2", str(a.l2), "--epochs", str(a.epochs_cap), "--eval-every",
-                          str(a.eval_every), "--target", repr(target)],
+                          str(a.eval_every), "--target", repr(target), "--device", a.device],
                          env=ENV, capture_output=True, text=True)
     if out.returncode != 0:
         why = [line for line in out.stderr.splitlines() if "Error" in line]
-        return {"peer": "torch-ddp-gloo", "hook": hook, "ranks": P,
+        return {"peer": f"torch-ddp-{'nccl' if a.device == 'cuda' else 'gloo'}", "hook": hook,
+                "ranks": P,
                 "error": why[-1] if why else out.stderr[-300:]}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -112,6 +117,8 @@ def main():
     ap.add_argument("--eval-every", type=int, default=32)
     ap.add_argument("--tolerance", type=float, default=0.002)
     ap.add_argument("--epochs-cap", type=float, default=3)
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                    help="where the PyTorch peer runs (cuda: NCCL, one GPU a process)")
     ap.add_argument("--out-dir", default=".")
     a = ap.parse_args()
     rows = []
@@ -155,7 +162,8 @@ def main():
         ax.set_xticks(range(len(rows)))
         ax.set_xticklabels(labels, rotation=70, fontsize=7)
         ax.set_yscale("log")
-    fig.suptitle(f"logistic, {a.rows} x {a.features} fp32, batch {a.batch}, eta {a.eta}")
+    fig.suptitle(f"logistic, {a.rows} x {a.features} fp32, batch {a.batch}, eta {a.eta}, "
+                 f"{'one GPU a process' if a.device == 'cuda' else 'CPU'}")
     fig.tight_layout()
     fig.savefig(os.path.join(a.out_dir, "peers.png"), dpi=120)
 
