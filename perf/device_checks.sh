@@ -96,7 +96,7 @@ step 6 machine 90 sh -c "mpirun -np 1 '$build/perf/calibrate' this-gpu > '$out/t
 step 7 model 220 "$py" "$root/perf/model_check.py" "$build" --ranks 1 --repeats 1 \
   --out "$out/model_check.json"
 step 8 kernels 90 env MIN_TIME=0.05 "$root/perf/kernel_table.sh" "$build" "$out/kernel_table.json"
-TAIL=5 step 9 ctest "$(left)" ctest --test-dir "$build" -E "$gpu_tests" -j 14 --timeout 60
+TAIL=5 step 9 ctest "$(left)" ctest --test-dir "$build" -E "$gpu_tests" -j "$(nproc)" --timeout 60
 if [[ " $steps " == *" 9 "* && -f $out/9-ctest.log ]]; then  # the counts, also when cut short
   echo "   ctest so far: $(grep -c ' Passed ' "$out/9-ctest.log") passed, $(grep -cE \
     '\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception' "$out/9-ctest.log") failed, \
