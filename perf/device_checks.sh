@@ -6,13 +6,13 @@
 #
 #   1 tests     the GPU-facing tests (device kernels bit for bit, CA-SGD, cuBLAS Gram, SGD)
 #   2 launches  kernel launches, deep copies and fences per SGD step and CA-SGD outer step
-#   3 decks     the five paper problems at one rank: FP32 SGD, bf16 SGD, mixed CA-SGD, medians
-#               of three rounds, beside the model calibrated here and its projections
+#   3 machine   perf/calibrate at one rank: this node's machine file (step 4's model too)
+#   4 decks     the five paper problems at one rank: FP32 SGD, bf16 SGD, mixed CA-SGD, medians
+#               of three rounds, beside the model on step 3's file and its projections
 #               (perf/studies/casgd_vs_sgd.py --ranks 1 --latency-us 0)
-#   4 phases    mixed CA-SGD at s = 16 and 64 with fenced phase timers (where an outer step goes)
-#   5 peers     PyTorch DDP on the same GPU and rows (perf/studies/peers.py --device cuda)
-#   6 machine   perf/calibrate at one rank: this node's machine file
-#   7 model     perf/model_check.py at one rank, one repeat
+#   5 phases    mixed CA-SGD at s = 16 and 64 with fenced phase timers (where an outer step goes)
+#   6 peers     PyTorch DDP on the same GPU and rows (perf/studies/peers.py --device cuda)
+#   7 model     perf/model_check.py at one rank, one repeat (it calibrates for itself)
 #   8 kernels   perf/kernel_table.sh against the card's copy and GEMM ceilings
 #   9 ctest     the rest of the test suite, in the time left
 #
@@ -82,17 +82,21 @@ print(sys.argv[2], "%.1f us a step:" % (r["result"]["fom_time_s"] / f * 1e6),
   done
 }
 
+machine() { mpirun -np 1 "$build/perf/calibrate" this-gpu > "$out/this-gpu.yaml"; }
+
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total \
   --format=csv,noheader
 step 1 tests 150 ctest --test-dir "$build" -R "$gpu_tests" -j 8 --timeout 90 --output-on-failure
 step 2 launches 60 "$py" "$root/perf/launches.py" "$build" "$paper/higgs-sgd-fp32.yaml" \
   "$paper/higgs-casgd-mixed.yaml" --names --out "$out/launches.json"
-step 3 decks 200 "$py" "$root/perf/studies/casgd_vs_sgd.py" "$build" --ranks 1 \
-  --latency-us 0 --repeats 3 --out-dir "$out"
-step 4 phases 60 phases
-step 5 peers 150 "$py" "$root/perf/studies/peers.py" "$build" --ranks 1 --device cuda \
+step 3 machine 90 machine
+machine_file=$out/this-gpu.yaml
+[ -s "$machine_file" ] || machine_file=  # (not run, or failed: step 4 calibrates itself)
+step 4 decks 200 "$py" "$root/perf/studies/casgd_vs_sgd.py" "$build" --ranks 1 \
+  --latency-us 0 --repeats 3 ${machine_file:+--machine "$machine_file"} --out-dir "$out"
+step 5 phases 60 phases
+step 6 peers 150 "$py" "$root/perf/studies/peers.py" "$build" --ranks 1 --device cuda \
   --out-dir "$out"
-step 6 machine 90 sh -c "mpirun -np 1 '$build/perf/calibrate' this-gpu > '$out/this-gpu.yaml'"
 step 7 model 220 "$py" "$root/perf/model_check.py" "$build" --ranks 1 --repeats 1 \
   --out "$out/model_check.json"
 step 8 kernels 90 env MIN_TIME=0.05 "$root/perf/kernel_table.sh" "$build" "$out/kernel_table.json"

@@ -81,8 +81,7 @@ def torch_ddp(tmp, P, hook, a, target):
     if out.returncode != 0:
         why = [line for line in out.stderr.splitlines() if "Error" in line]
         return {"peer": f"torch-ddp-{'nccl' if a.device == 'cuda' else 'gloo'}", "hook": hook,
-                "ranks": P,
-                "error": why[-1] if why else out.stderr[-300:]}
+                "ranks": P, "error": why[-1] if why else out.stderr[-300:]}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
