@@ -184,7 +184,7 @@ void gram_blas(const Matrix<T>& Y, std::int64_t b, const Vector<T>& packed) {
 }
 
 void match_blas_threads() {
-  static const bool once = [] {
+  [[maybe_unused]] static const bool once = [] {
     if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("MKL_NUM_THREADS")) return true;
     using SetThreads = void (*)(int);
     const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
@@ -192,7 +192,6 @@ void match_blas_threads() {
       if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, name))) set(threads);
     return true;
   }();
-  (void)once;
 }
 
 BlockLowerGram::BlockLowerGram() {
