@@ -396,6 +396,33 @@ namespace ca_detail {
 /// of HIGGS' 28 + 1 and SUSY's 18 + 1 columns are shorter than a pass over sums in memory).
 constexpr int kShortBlock = 48;
 
+/// p[c] += x_i[c]·u_i for row i of a chunk of `rows` rows `stride` apart starting at x.
+template <class S, class A>
+inline void add_chunk_row(const S* x, std::int64_t stride, std::int64_t rows, std::int64_t i, int n,
+                          A ui, A* p) {
+  const S* const xi = x + i * stride;
+  if constexpr (std::is_same_v<S, A>) {
+    // Rows read as stored first touch the next row's pages: the prefetcher stops at each
+    // 4 KiB page and this loop is too short per byte to wait (fp32, n = 2000: 0.38 → 0.80 of
+    // the triad; lines prefetched two rows ahead in blocks of 16: half the rate).
+    (void)rows;
+    sgd_detail::touch_pages(xi + stride, xi + stride + n);
+    for (int c = 0; c < n; ++c) p[c] += xi[c] * ui;
+  } else {
+    // Narrow rows (widened here) fetch each line two rows ahead: bf16 at s = 16, b = 32, two
+    // threads, n = 2000: 17-24 GB/s without, 23-27 with (two sets of alternated runs); one
+    // thread, n = 500: 12-13 → 14-15 GB/s.
+    constexpr int kLine = 64 / int(sizeof(S));
+    const S* const ahead = xi + (i + 2 < rows ? 2 * stride : 0);
+    int c = 0;
+    for (; c + kLine <= n; c += kLine) {
+      sgd_detail::prefetch_line(ahead + c);
+      for (int l = 0; l < kLine; ++l) p[c + l] += precision::convert<A>(xi[c + l]) * ui;
+    }
+    for (; c < n; ++c) p[c] += precision::convert<A>(xi[c]) * ui;
+  }
+}
+
 /// p[c] = Σ_{i < rows} x_i[c]·u_i from zero in row order (rows `stride` apart), walking whole
 /// rows: one contiguous stream, p in L1. (chunk_gradient's blocks of columns read a chunk as
 /// 32 strided streams from memory: 0.3-0.5 of the triad where this runs at 0.6-0.85; SGD's
@@ -404,38 +431,45 @@ template <class S, class A>
 inline void chunk_rows_sum(const S* x, std::int64_t stride, int n, const A* u, std::int64_t rows,
                            A* p) {
   for (int c = 0; c < n; ++c) p[c] = A(0);
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const S* const xi = x + i * stride;
-    const A ui = u[i];
-    if constexpr (std::is_same_v<S, A>) {
-      // Rows read as stored first touch the next row's pages: the prefetcher stops at each
-      // 4 KiB page and this loop is too short per byte to wait (fp32, n = 2000: 0.38 → 0.80 of
-      // the triad; lines prefetched two rows ahead in blocks of 16: half the rate).
-      sgd_detail::touch_pages(xi + stride, xi + stride + n);
-      for (int c = 0; c < n; ++c) p[c] += xi[c] * ui;
-    } else {
-      // Narrow rows (widened here) fetch each line two rows ahead: bf16 at s = 16, b = 32, two
-      // threads, n = 2000: 17-24 GB/s without, 23-27 with (two sets of alternated runs); one
-      // thread, n = 500: 12-13 → 14-15 GB/s.
-      constexpr int kLine = 64 / int(sizeof(S));
-      const S* const ahead = xi + (i + 2 < rows ? 2 * stride : 0);
-      int c = 0;
-      for (; c + kLine <= n; c += kLine) {
-        sgd_detail::prefetch_line(ahead + c);
-        for (int l = 0; l < kLine; ++l) p[c + l] += precision::convert<A>(xi[c + l]) * ui;
-      }
-      for (; c < n; ++c) p[c] += precision::convert<A>(xi[c]) * ui;
+  for (std::int64_t i = 0; i < rows; ++i) add_chunk_row(x, stride, rows, i, n, u[i], p);
+}
+
+/// chunk_rows_sum for two chunks at once (x0, u0, rows0 into p0; x1, u1, rows1 into p1), row i of
+/// both in one loop over the columns while both have one: two streams from memory, which one
+/// core reads faster than one stream (docs/performance.md, "Several streams at once"). Rows as
+/// stored (S = A) only; four chunks at once were slower (four buffers of sums written besides).
+template <class A>
+inline void two_chunks_rows_sums(const A* x0, const A* x1, std::int64_t stride, int n, const A* u0,
+                                 const A* u1, std::int64_t rows0, std::int64_t rows1, A* p0,
+                                 A* p1) {
+  for (int c = 0; c < n; ++c) p0[c] = p1[c] = A(0);
+  const std::int64_t both = kmin(rows0, rows1);
+  std::int64_t i = 0;
+  for (; i < both; ++i) {
+    const A* __restrict const a = x0 + i * stride;
+    const A* __restrict const b = x1 + i * stride;
+    A* __restrict const pa = p0;
+    A* __restrict const pb = p1;
+    const A ua = u0[i], ub = u1[i];
+    sgd_detail::touch_pages(a + stride, a + stride + n);  // as add_chunk_row
+    sgd_detail::touch_pages(b + stride, b + stride + n);
+    for (int c = 0; c < n; ++c) {
+      pa[c] += a[c] * ua;
+      pb[c] += b[c] * ub;
     }
   }
+  for (std::int64_t k = i; k < rows0; ++k) add_chunk_row(x0, stride, rows0, k, n, u0[k], p0);
+  for (std::int64_t k = i; k < rows1; ++k) add_chunk_row(x1, stride, rows1, k, n, u1[k], p1);
 }
 
 }  // namespace ca_detail
 
 /// Host, exact sums: SGD's gradient order (sgd_kernels.hpp) over the s batches, batch after
 /// batch: each batch's rows in chunks of kChunk, a chunk's share summed from zero in row order,
-/// the shares added in chunk order by sgd_detail::sum_of_chunks (the same bits for any thread
-/// count). Threads take whole chunks, so each reads whole contiguous rows (threads over blocks
-/// of columns read half rows and ran at 0.1-0.5 of the triad on two cores).
+/// the shares added in chunk order by sgd_detail::sum_of_chunk_groups (the same bits for any
+/// thread count), two chunks at a time. Threads take whole pairs of chunks, so each reads whole
+/// contiguous rows (threads over blocks of columns read half rows and ran at 0.1-0.5 of the
+/// triad on two cores).
 template <class S, class A>
 void gradient_chunks_host(const Matrix<S>& X, const BatchRows& first, std::int64_t b, int steps,
                           const Vector<A>& v, const Vector<A>& g) {
@@ -443,21 +477,49 @@ void gradient_chunks_host(const Matrix<S>& X, const BatchRows& first, std::int64
   const int n = int(g.extent(0));
   const std::int64_t stride = X.stride(0);
   const std::int64_t per_batch = (b + kChunk - 1) / kChunk;
-  sgd_detail::sum_of_chunks(
+  sgd_detail::sum_of_chunk_groups<2>(
       "minisgd::gradient_product", steps * per_batch,
       std::int64_t(steps) * b * n * std::int64_t(sizeof(S)), n, g.data(),
-      [&](const std::int64_t k, A* const p, auto into_g) {
-        const std::int64_t r0 = k % per_batch * kChunk, rows = kmin(kChunk, b - r0);
-        const S* const x = &X(first(k / per_batch) + r0, 0);
-        const A* const u = &v(k / per_batch * b + r0);
+      [&](const std::int64_t k0, const int count, A* const p, const std::int64_t pitch,
+          auto into_g) {
+        constexpr bool kIntoG = decltype(into_g)::value;
+        const S* x[2];
+        const A* u[2];
+        std::int64_t rows[2];
+        for (int j = 0; j < count; ++j) {
+          const std::int64_t k = k0 + j, r0 = k % per_batch * kChunk;
+          rows[j] = kmin(kChunk, b - r0);
+          x[j] = &X(first(k / per_batch) + r0, 0);
+          u[j] = &v(k / per_batch * b + r0);
+        }
         if (n < ca_detail::kShortBlock) {
-          sgd_detail::chunk_gradient<decltype(into_g)::value>(x, stride, n, u, rows, p);
-        } else if constexpr (!decltype(into_g)::value) {
-          ca_detail::chunk_rows_sum(x, stride, n, u, rows, p);
-        } else {  // on the calling thread, whose partials sum_of_chunks leaves unused then
-          A* const share = sgd_detail::partials_scratch<A>(n);
-          ca_detail::chunk_rows_sum(x, stride, n, u, rows, share);
-          for (int c = 0; c < n; ++c) p[c] += share[c];
+          for (int j = 0; j < count; ++j)
+            sgd_detail::chunk_gradient<kIntoG>(x[j], stride, n, u[j], rows[j],
+                                               kIntoG ? p : p + j * pitch);
+          return;
+        }
+        if constexpr (std::is_same_v<S, A>) {
+          if (count == 2) {
+            // Into g's partials rows, or (on the calling thread, into g) into the thread's
+            // partials, which sum_of_chunk_groups leaves unused then, a line further apart so
+            // that the two rows of sums are never a multiple of 4 KiB apart.
+            const std::int64_t apart = kIntoG ? pitch + sgd_detail::kLineValues<A> : pitch;
+            A* const share = kIntoG ? sgd_detail::partials_scratch<A>(2 * apart) : p;
+            ca_detail::two_chunks_rows_sums(x[0], x[1], stride, n, u[0], u[1], rows[0], rows[1],
+                                            share, share + apart);
+            if constexpr (kIntoG)
+              for (int c = 0; c < n; ++c) p[c] = (p[c] + share[c]) + share[apart + c];
+            return;
+          }
+        }
+        for (int j = 0; j < count; ++j) {  // a chunk at a time
+          if constexpr (kIntoG) {
+            A* const share = sgd_detail::partials_scratch<A>(n);
+            ca_detail::chunk_rows_sum(x[j], stride, n, u[j], rows[j], share);
+            for (int c = 0; c < n; ++c) p[c] += share[c];
+          } else {
+            ca_detail::chunk_rows_sum(x[j], stride, n, u[j], rows[j], p + j * pitch);
+          }
         }
       });
 }
