@@ -66,8 +66,7 @@ void BM_ReadChunks(benchmark::State& state) {
   const double bytes = double(state.iterations()) * double(kChunkRows * n * sizeof(float));
   const perf::Bandwidth triad = perf::triad_now();
   state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsRate);
-  state.counters["of_triad"] =
-      benchmark::Counter(bytes / triad.wall, benchmark::Counter::kIsRate);
+  state.counters["of_triad"] = benchmark::Counter(bytes / triad.wall, benchmark::Counter::kIsRate);
 }
 
 BENCHMARK(BM_ReadChunks)
