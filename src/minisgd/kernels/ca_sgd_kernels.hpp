@@ -501,8 +501,8 @@ void gradient_chunks_host(const Matrix<S>& X, const BatchRows& first, std::int64
         if constexpr (std::is_same_v<S, A>) {
           if (count == 2) {
             // Into g's partials rows, or (on the calling thread, into g) into the thread's
-            // partials, which sum_of_chunk_groups leaves unused then, a line further apart so
-            // that the two rows of sums are never a multiple of 4 KiB apart.
+            // partials, which sum_of_chunk_groups leaves unused then, their rows one cache line
+            // further apart than the pitch (as measured: docs/performance.md).
             const std::int64_t apart = kIntoG ? pitch + sgd_detail::kLineValues<A> : pitch;
             A* const share = kIntoG ? sgd_detail::partials_scratch<A>(2 * apart) : p;
             ca_detail::two_chunks_rows_sums(x[0], x[1], stride, n, u[0], u[1], rows[0], rows[1],
