@@ -21,6 +21,11 @@
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \
     !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
 #define MINISGD_HOST_VECTORS 1
+// The helpers a loop calls once per row or per few rows are always inlined. Left to GCC, the
+// choice varies with the translation unit, and out of line their arrays of partial sums live on
+// the stack, zeroed by `rep stos` at every call: in the application's binary that took half of
+// a 28-column step in cache (docs/performance.md, "Inlined by force").
+#define MINISGD_ROW_INLINE __attribute__((always_inline)) inline
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
     (defined(__clang__) || __GNUC__ >= 12)  // __builtin_shufflevector
 #define MINISGD_HOST_AVX512 1
@@ -98,7 +103,7 @@ using Quad = typename QuadOf<A>::type;
 
 /// x[0..4) in A (an out-parameter: a 32-byte vector return would warn of the AVX ABI).
 template <class A, class S>
-inline void load_quad(Quad<A>& v, const S* x) {
+MINISGD_ROW_INLINE void load_quad(Quad<A>& v, const S* x) {
   if constexpr (std::is_same_v<S, A>) {
     std::memcpy(&v, x, sizeof v);
   } else {
@@ -109,7 +114,7 @@ inline void load_quad(Quad<A>& v, const S* x) {
 
 /// p[l] += x[l]·w[l] for the first kUsed ≤ 4 lanes.
 template <int kUsed, class A, class S>
-inline void add_products(Quad<A>& p, const S* x, const A* w) {
+MINISGD_ROW_INLINE void add_products(Quad<A>& p, const S* x, const A* w) {
   if constexpr (kUsed == 4) {
     Quad<A> xq, wq;
     load_quad<A>(xq, x);
@@ -123,8 +128,9 @@ inline void add_products(Quad<A>& p, const S* x, const A* w) {
 /// row_dot's partial sums for n ≡ kTail (mod kLanes), lanes 4q..4q+3 in one Quad each,
 /// through the tree's first two levels: s[l] = (p[l] + p[l+8]) + (p[l+4] + p[l+12]).
 template <int kTail, class A, class S>
-inline void row_partials(const S* x, const A* w, int n, Quad<A>& s) {
-  Quad<A> p[4] = {};
+MINISGD_ROW_INLINE void row_partials(const S* x, const A* w, int n, Quad<A>& s) {
+  Quad<A> p[4];
+  for (int q = 0; q < 4; ++q) p[q] = Quad<A>{};
   int c = 0;
   for (; c + kLanes <= n; c += kLanes)
     for (int q = 0; q < 4; ++q) add_products<4>(p[q], x + c + 4 * q, w + c + 4 * q);
@@ -141,8 +147,8 @@ inline void row_partials(const S* x, const A* w, int n, Quad<A>& s) {
 #if defined(__clang__) || __GNUC__ >= 12
 #define MINISGD_FOUR_ROW_TREE 1
 template <class A>
-inline void finish_four(const Quad<A>& s0, const Quad<A>& s1, const Quad<A>& s2, const Quad<A>& s3,
-                        A* z) {
+MINISGD_ROW_INLINE void finish_four(const Quad<A>& s0, const Quad<A>& s1, const Quad<A>& s2,
+                                    const Quad<A>& s3, A* z) {
   const Quad<A> ab = __builtin_shufflevector(s0, s1, 0, 4, 1, 5) +
                      __builtin_shufflevector(s0, s1, 2, 6, 3, 7);  // rows 0, 1: lanes 0+2, 1+3
   const Quad<A> cd =
@@ -219,7 +225,7 @@ typedef float Oct __attribute__((vector_size(32)));
 /// registers (a masked load; 16-bit codes inserted), never through memory: a vector stored in
 /// pieces and loaded whole stalls on the store forwarding.
 template <int kUsed, class S>
-inline Oct load_oct(const S* x) {
+MINISGD_ROW_INLINE Oct load_oct(const S* x) {
   if constexpr (std::is_same_v<S, float>) {
     if constexpr (kUsed == 8) {
       return _mm256_loadu_ps(x);
@@ -260,7 +266,7 @@ inline Oct load_oct(const S* x) {
 /// One row's 16 partial sums for n ≡ kTail (mod kLanes), lanes l and l + 8 added (the tree's
 /// first level).
 template <int kTail, class S>
-inline Oct row_halves8(const S* x, const float* w, int n) {
+MINISGD_ROW_INLINE Oct row_halves8(const S* x, const float* w, int n) {
   Oct lo = {}, hi = {};
   int c = 0;
   for (; c + kLanes <= n; c += kLanes) {
@@ -278,8 +284,9 @@ inline Oct row_halves8(const S* x, const float* w, int n) {
 
 /// row_halves8 for four rows x[0..4) at once: eight independent chains, w loaded once.
 template <int kTail, class S>
-inline void four_row_halves8(const S* const* x, const float* w, int n, Oct* s) {
-  Oct lo[4] = {}, hi[4] = {};
+MINISGD_ROW_INLINE void four_row_halves8(const S* const* x, const float* w, int n, Oct* s) {
+  Oct lo[4], hi[4];
+  for (int r = 0; r < 4; ++r) lo[r] = hi[r] = Oct{};
   int c = 0;
   for (; c + kLanes <= n; c += kLanes) {
     const Oct wl = load_oct<8>(w + c), wh = load_oct<8>(w + c + 8);
@@ -304,7 +311,7 @@ inline void four_row_halves8(const S* const* x, const float* w, int n, Oct* s) {
 
 /// The tree's last three levels (lane l += lane l + half, half = 4, 2, 1) for eight rows'
 /// halves s[r], transposed into vertical additions: z[r] for r < 8.
-inline void finish_eight(const Oct* s, float* z) {
+MINISGD_ROW_INLINE void finish_eight(const Oct* s, float* z) {
   Oct a[4];  // half 4: lanes 0..3 of rows 2k | of rows 2k + 1
   for (int k = 0; k < 4; ++k)
     a[k] = __builtin_shufflevector(s[2 * k], s[2 * k + 1], 0, 1, 2, 3, 8, 9, 10, 11) +
@@ -321,7 +328,7 @@ inline void finish_eight(const Oct* s, float* z) {
 }
 
 /// The tree's last three levels for one row's halves s: row_dot's sum.
-inline float finish_one(const Oct& s) {
+MINISGD_ROW_INLINE float finish_one(const Oct& s) {
   return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
 }
 
@@ -414,7 +421,7 @@ constexpr bool avx512_rows = std::is_same_v<A, float> &&
 /// 16 stored 16-bit codes as floats, exactly (bf16: the bits shifted up; fp16: vcvtph2ps,
 /// to_float's bits).
 template <class S>
-inline __m512 widen16(__m256i h) {
+MINISGD_ROW_INLINE __m512 widen16(__m256i h) {
   if constexpr (std::is_same_v<S, precision::bf16>) {
     typedef unsigned int Words __attribute__((vector_size(64)));  // GCC 12 splits a convertvector
     return __m512(Words(_mm512_maskz_cvtepu16_epi32(__mmask16(0xFFFF), h)) << 16);
@@ -425,7 +432,7 @@ inline __m512 widen16(__m256i h) {
 
 /// x[0..16) as floats.
 template <class S>
-inline __m512 load16(const S* x) {
+MINISGD_ROW_INLINE __m512 load16(const S* x) {
   if constexpr (std::is_same_v<S, float>)
     return _mm512_loadu_ps(x);
   else
@@ -434,7 +441,7 @@ inline __m512 load16(const S* x) {
 
 /// The lanes of m of x[0..16) as floats, the others 0 (their memory is not touched).
 template <class S>
-inline __m512 load16(const S* x, __mmask16 m) {
+MINISGD_ROW_INLINE __m512 load16(const S* x, __mmask16 m) {
   if constexpr (std::is_same_v<S, float>)
     return _mm512_maskz_loadu_ps(m, x);
   else
@@ -443,7 +450,7 @@ inline __m512 load16(const S* x, __mmask16 m) {
 
 /// row_dot's tree (lane l += lane l + half, half = 8, 4, 2, 1) for four rows' partial sums
 /// side by side: z_r in lane r of the result.
-inline __m128 finish_four16(__m512 p0, __m512 p1, __m512 p2, __m512 p3) {
+MINISGD_ROW_INLINE __m128 finish_four16(__m512 p0, __m512 p1, __m512 p2, __m512 p3) {
   // half 8: lanes 0..7 of rows 0, 1 (of rows 2, 3)
   const __m512 s01 =
       __builtin_shufflevector(p0, p1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
@@ -464,7 +471,7 @@ inline __m128 finish_four16(__m512 p0, __m512 p1, __m512 p2, __m512 p3) {
 
 /// The partial sums of one row: full = n rounded down to kLanes, tail = the mask of the rest.
 template <class S>
-inline __m512 row_sums16(const S* x, const float* w, int full, __mmask16 tail) {
+MINISGD_ROW_INLINE __m512 row_sums16(const S* x, const float* w, int full, __mmask16 tail) {
   __m512 p = _mm512_setzero_ps();
   for (int c = 0; c < full; c += kLanes)
     p = _mm512_add_ps(p, _mm512_mul_ps(load16(x + c), _mm512_loadu_ps(w + c)));
