@@ -23,8 +23,8 @@
 #define MINISGD_HOST_VECTORS 1
 // The helpers a loop calls once per row or per few rows are always inlined. Left to GCC, the
 // choice varies with the translation unit, and out of line their arrays of partial sums live on
-// the stack, zeroed by `rep stos` at every call: in the application's binary that took half of
-// a 28-column step in cache (docs/performance.md, "Inlined by force").
+// the stack, zeroed by `rep stos` at every call: in the application's build of the margins
+// that was a third of a 28-column step in cache (docs/performance.md, "Inlined by force").
 #define MINISGD_ROW_INLINE __attribute__((always_inline)) inline
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
     (defined(__clang__) || __GNUC__ >= 12)  // __builtin_shufflevector
