@@ -167,6 +167,9 @@ TEST(SgdHostRows, MarginsAndGradientBlocksMatchTheScalarLoopsBitForBit) {
     expect_rows_match_scalar<float, double>(shift);
     expect_rows_match_scalar<precision::bf16, float>(shift);
     expect_rows_match_scalar<precision::fp16, float>(shift);
+    // the evaluation's FP64 margins of every storage type (solvers/evaluator.cpp)
+    expect_rows_match_scalar<precision::bf16, double>(shift);
+    expect_rows_match_scalar<precision::fp16, double>(shift);
   }
 }
 

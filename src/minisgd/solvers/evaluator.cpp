@@ -3,25 +3,42 @@
 #include "minisgd/comm/view_collectives.hpp"
 #include "minisgd/core/ordered_sum.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
+#include "minisgd/kernels/sgd_host_rows.hpp"
 
 namespace minisgd {
 namespace {
 
-// Every sum here has an order fixed by the data alone (one thread per row, columns left to
-// right; ordered_sum over rows), so F(w) is bitwise the same for any thread count.
+// Every sum here has an order fixed by the data alone (a margin in the SGD margin's order,
+// ordered_sum over rows), so F(w) is bitwise the same for any thread count.
 
-/// z_i = Σ_j X(first+i, j)·w(j) in FP64 for i < z.extent(0).
+/// Rows per host work item of the margins.
+constexpr std::int64_t kEvalRows = 256;
+
+/// z_i = Σ_j X(first+i, j)·w(j) in FP64 for i < z.extent(0), in kLanes interleaved partial sums
+/// and a fixed tree (sgd_detail::row_dot): on host backends the vectorized loops of the SGD
+/// margins over blocks of rows, bit for bit row_dot's sums (test_sgd_host_rows). One chain of
+/// additions from the first column to the last, as before, ran at the latency of an addition:
+/// the evaluation then took several times an epoch's training (docs/performance.md).
 template <class T>
 void margins_in_order(const Matrix<T>& X, std::int64_t first, const Vector<double>& w,
                       const Vector<double>& z) {
-  const std::int64_t cols = X.extent(1);
-  Kokkos::parallel_for(
-      "minisgd::eval_margins", Kokkos::RangePolicy<ExecSpace>(0, z.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        double s = 0;
-        for (std::int64_t j = 0; j < cols; ++j) s += precision::to_double(X(first + i, j)) * w(j);
-        z(i) = s;
-      });
+  const int cols = int(X.extent(1));
+  const std::int64_t rows = z.extent(0);
+  if constexpr (kHostMemory) {
+    Kokkos::parallel_for(
+        "minisgd::eval_margins",
+        Kokkos::RangePolicy<ExecSpace>(0, (rows + kEvalRows - 1) / kEvalRows),
+        KOKKOS_LAMBDA(const std::int64_t k) {
+          const std::int64_t r0 = k * kEvalRows, n = kmin(kEvalRows, rows - r0);
+          sgd_detail::rows_dot(&X(first + r0, 0), cols, w.data(), cols, n, &z(r0));
+        });
+  } else {
+    Kokkos::parallel_for(
+        "minisgd::eval_margins", Kokkos::RangePolicy<ExecSpace>(0, rows),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          z(i) = sgd_detail::row_dot(&X(first + i, 0), w.data(), cols);
+        });
+  }
 }
 
 template <class YView>
