@@ -116,6 +116,43 @@ TEST(VectorExp, NonpositiveHasTheBitsOfTheGeneralExp) {
   EXPECT_GT(exp_nonpositive(std::log(std::numeric_limits<float>::denorm_min())), 0.0f);
 }
 
+TEST(VectorLog1p, WithinOneUlpOfLongDoubleOnTheUnitInterval) {
+  std::mt19937_64 gen(13);
+  std::uniform_real_distribution<double> unit(0.0, 1.0), exponent(-1074.0, 0.0);
+  double worst = 0, worst_x = 0;
+  for (int i = 0; i < 2000000; ++i) {
+    // uniform on [0, 1], and log-uniform down to the subnormals (the loss's e^−|t|)
+    const double x = i % 2 ? unit(gen) : std::exp2(exponent(gen));
+    const double e = ulps(log1p_unit(x), double(std::log1p((long double)x)));
+    if (e > worst) worst = e, worst_x = x;
+  }
+  EXPECT_LE(worst, 1.0) << "at x = " << worst_x;
+  // where the reduction switches (1 + x = √2), and the ends
+  const double knee = std::sqrt(2.0) - 1.0;
+  for (double x : {knee, std::nextafter(knee, 0.0), std::nextafter(knee, 1.0), 1.0,
+                   std::nextafter(1.0, 0.0), 0x1p-53, 0x1p-52, 0x1p-30})
+    EXPECT_LE(ulps(log1p_unit(x), double(std::log1p((long double)x))), 1.0) << "x = " << x;
+  EXPECT_TRUE(same_bits(log1p_unit(0.0), 0.0));
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  EXPECT_EQ(log1p_unit(tiny), tiny);
+  EXPECT_TRUE(std::isnan(log1p_unit(std::numeric_limits<double>::quiet_NaN())));
+}
+
+TEST(VectorLog1p, LogisticLossWithinFourUlpOfLongDouble) {
+  // max(t, 0) + log1p(e^−|t|), t = −yz, against log(1 + e^t) in long double
+  std::mt19937_64 gen(17);
+  std::uniform_real_distribution<double> wide(-800.0, 800.0), narrow(-5.0, 5.0);
+  double worst = 0, worst_z = 0;
+  for (int i = 0; i < 1000000; ++i) {
+    const double z = i % 2 ? wide(gen) : narrow(gen), y = i % 4 < 2 ? 1.0 : -1.0;
+    const long double t = -(long double)y * z;
+    const long double want = t > 0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t));
+    const double e = ulps(loss_value<Loss::logistic>(z, y), double(want));
+    if (e > worst) worst = e, worst_z = z;
+  }
+  EXPECT_LE(worst, 4.0) << "at z = " << worst_z;
+}
+
 TEST(VectorExp, LogisticDerivativeIsAccurateForBothSignsAndLargeMargins) {
   for (double y : {-1.0, 1.0})
     for (double z = -800; z <= 800; z += 0.37) {

@@ -117,4 +117,27 @@ KOKKOS_INLINE_FUNCTION R exp_nonpositive(R x) {
   return blend(x == x, e, x);
 }
 
+/// log(1 + x) for x in [0, 1] (or NaN) in double, within 1 ulp of the correctly rounded value
+/// (tests/kernels/test_sgd_host_rows.cpp): fdlibm's log1p for that range, without its branches.
+/// u = 1 + x rounded and c = (1 + x − u)/u, its rounding error; u·2^−k = 1 + f exactly (k = 1
+/// above √2); then log(1 + f) by the polynomial in s = f/(2 + f), plus k·ln2 + c. (The logistic
+/// loss needs only log1p(e^−|t|).)
+KOKKOS_INLINE_FUNCTION double log1p_unit(double x) {
+  constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+  const double u = 1.0 + x;
+  const bool above = u > 1.41421356237309504880;  // k = 1
+  const double k = blend(above, 1.0, 0.0);
+  const double c = (x - (u - 1.0)) / u;  // u − 1 and the difference are exact for u ≤ 2
+  const double f = blend(above, u * 0.5, u) - 1.0;
+  const double hfsq = 0.5 * f * f, s = f / (2.0 + f), z = s * s;
+  const double R =
+      z * (6.666666666666735130e-01 +
+           z * (3.999999999940941908e-01 +
+                z * (2.857142874366239149e-01 +
+                     z * (2.222219843214978396e-01 +
+                          z * (1.818357216161805012e-01 +
+                               z * (1.531383769920937332e-01 + z * 1.479819860511658591e-01))))));
+  return k * ln2_hi - ((hfsq - (s * (hfsq + R) + (k * ln2_lo + c))) - f);
+}
+
 }  // namespace minisgd
