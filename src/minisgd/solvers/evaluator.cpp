@@ -41,24 +41,28 @@ void margins_in_order(const Matrix<T>& X, std::int64_t first, const Vector<doubl
   }
 }
 
-/// Σ_i ℓ(z_i; y_{first+i}) for i < n in ordered_sum's order. On host backends each block's
-/// losses first overwrite z in a loop the compiler vectorizes (loss_value is branch-free for
-/// the logistic and linear losses), then are summed: the same terms in the same order.
+/// z_i ← ℓ(z_i; y_{first+i}) for i < n on host backends, a block of rows at a time in a loop
+/// the compiler vectorizes (loss_value is branch-free for the logistic and linear losses).
+template <Loss L>
+void losses_over_margins(const Vector<double>& z, const Vector<double>& y, std::int64_t first,
+                         std::int64_t n) {
+  constexpr std::int64_t block = 1024;
+  Kokkos::parallel_for(
+      "minisgd::eval_loss_terms", Kokkos::RangePolicy<ExecSpace>(0, (n + block - 1) / block),
+      KOKKOS_LAMBDA(const std::int64_t b) {
+        double* const zb = z.data() + b * block;
+        const double* const yb = y.data() + first + b * block;
+        const std::int64_t count = kmin(block, n - b * block);
+        for (std::int64_t i = 0; i < count; ++i) zb[i] = loss_value<L>(zb[i], yb[i]);
+      });
+}
+
+/// Σ_i ℓ(z_i; y_{first+i}) for i < n in ordered_sum's order; on host backends the losses are
+/// first written over z (losses_over_margins), then summed: the same terms in the same order.
 double loss_in_order(Loss loss, const Vector<double>& z, const Vector<double>& y,
                      std::int64_t first, std::int64_t n) {
   if constexpr (kHostMemory) {
-    constexpr std::int64_t block = 1024;
-    with_loss(loss, [&](auto tag) {
-      constexpr Loss L = decltype(tag)::value;
-      Kokkos::parallel_for(
-          "minisgd::eval_loss_terms", Kokkos::RangePolicy<ExecSpace>(0, (n + block - 1) / block),
-          KOKKOS_LAMBDA(const std::int64_t b) {
-            double* const zb = z.data() + b * block;
-            const double* const yb = y.data() + first + b * block;
-            const std::int64_t count = kmin(block, n - b * block);
-            for (std::int64_t i = 0; i < count; ++i) zb[i] = loss_value<L>(zb[i], yb[i]);
-          });
-    });
+    with_loss(loss, [&](auto l) { losses_over_margins<decltype(l)::value>(z, y, first, n); });
     return ordered_sum(
         "minisgd::eval_loss", n, KOKKOS_LAMBDA(const std::int64_t i) { return z(i); });
   } else {
