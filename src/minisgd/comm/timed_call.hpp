@@ -1,17 +1,17 @@
 #pragma once
-#include <chrono>
 #include <cstdint>
 
 #include "minisgd/comm/communicator.hpp"
+#include "minisgd/core/tick_clock.hpp"
 
 namespace minisgd::comm {
 
 /// Runs one communication call and books it: one call, its bytes, its wall time.
 template <class F>
 void timed(KindStats& s, std::uint64_t bytes, F&& call) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const TickClock::Ticks t0 = TickClock::now();
   call();
-  s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.seconds += TickClock::seconds(TickClock::now() - t0);
   s.calls += 1;
   s.bytes_sent += bytes;
 }

@@ -4,9 +4,8 @@
 // kernels are charged to the phase that launched them, at the price of fences inside the
 // measured time. Unfenced (the default): host wall time from entering to leaving the phase,
 // exact on host backends, launch time plus the phase's own waits on a device. A Sequence of
-// phases costs one clock read at each boundary and no allocation (a Scope, one phase, two): SGD's
-// step on a short row is under a microsecond and a clock read 30 ns on a virtual machine.
-#include <chrono>
+// phases costs one clock read at each boundary (TickClock: the time-stamp counter where it can)
+// and no allocation (a Scope, one phase, two): SGD's step on a short row is about a microsecond.
 #include <cstddef>
 #include <map>
 #include <string>
@@ -19,6 +18,7 @@
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/core/profiling.hpp"
+#include "minisgd/core/tick_clock.hpp"
 
 namespace minisgd {
 
@@ -47,7 +47,7 @@ class Timers {
     Sequence& operator=(const Sequence&) = delete;
 
     void enter(Phase phase) {
-      const Clock::time_point t = now();
+      const TickClock::Ticks t = now();
       if (total_) finish(t);
       total_ = &t_.total(phase);
       if (tools_) Kokkos::Tools::pushRegion(std::string("minisgd::") + phase.c_str());
@@ -55,20 +55,19 @@ class Timers {
     }
 
    private:
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point now() const {
+    TickClock::Ticks now() const {
       if (t_.fenced_) fence("phase timer");
-      return Clock::now();
+      return TickClock::now();
     }
-    void finish(Clock::time_point t) {
-      *total_ += std::chrono::duration<double>(t - start_).count();
+    void finish(TickClock::Ticks t) {
+      *total_ += TickClock::seconds(t - start_);
       if (tools_) Kokkos::Tools::popRegion();
     }
 
     Timers& t_;
     bool tools_;
     double* total_ = nullptr;  // the phase entered last
-    Clock::time_point start_;
+    TickClock::Ticks start_ = 0;
   };
 
   /// One phase for the lifetime of the object: a Sequence that enters it on construction.
@@ -80,7 +79,8 @@ class Timers {
     Sequence phases_;
   };
 
-  explicit Timers(bool fenced = false) : fenced_(fenced) {}
+  /// (Asks TickClock for its rate now, outside any phase: the first ask may wait up to 2 ms.)
+  explicit Timers(bool fenced = false) : fenced_(fenced) { TickClock::seconds_per_tick(); }
   bool fenced() const { return fenced_; }
 
   Scope scope(Phase phase) { return Scope(*this, phase); }

@@ -4,6 +4,7 @@
 #include "minisgd/core/ordered_sum.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
+#include "minisgd/models/loss.hpp"
 
 namespace minisgd {
 namespace {
