@@ -430,6 +430,15 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   std::string negative = good;
   negative.replace(negative.find("latency_us: 2"), 13, "latency_us: -2");
   refused(negative, "network.latency_us: must be > 0");
+  // A library that takes bf16 as it is (oneDNN with AVX512-BF16) makes no scratch pass: the
+  // calibration writes 0, which must read back.
+  std::string passes = good;
+  passes.replace(passes.find("gram_call_us: 1.25}"), 19,
+                 "gram_call_us: 1.25, gram_scratch_passes: 2, gram_bf16_scratch_passes: 0}");
+  EXPECT_EQ(perfmodel::parse_machine(passes, "m.yaml").gram_scratch_passes, 2);
+  EXPECT_EQ(perfmodel::parse_machine(passes, "m.yaml").gram_bf16_scratch_passes, 0);
+  passes.replace(passes.find("gram_bf16_scratch_passes: 0"), 27, "gram_bf16_scratch_passes: -1");
+  refused(passes, "kernels.gram_bf16_scratch_passes: must be >= 0");
   EXPECT_TRUE(m.transfer.empty());  // absent: bytes over bandwidth_GBps
   EXPECT_EQ(m.network_ranks, 0);
   const auto with_curve = [&](const std::string& curve) {

@@ -12,7 +12,8 @@ namespace minisgd::perfmodel {
 
 namespace {
 
-// Reads positive numbers from one map of the file, refusing unknown and missing keys.
+// Reads positive numbers (counts: zero too) from one map of the file, refusing unknown and
+// missing keys.
 class Section {
  public:
   Section(const YAML::Node& root, const std::string& name, const std::string& origin)
@@ -25,18 +26,10 @@ class Section {
   }
   // A key that may be left out (`absent` then).
   double optional(const std::string& key, double scale, double absent) {
-    read_.insert(key);
-    const YAML::Node v = node_[key];
-    if (!v) return absent;
-    double x = 0;
-    try {
-      x = v.as<double>();
-    } catch (const YAML::Exception&) {
-      fail(v, name_ + "." + key + ": expected a number");
-    }
-    if (!(x > 0)) fail(v, name_ + "." + key + ": must be > 0");
-    return x * scale;
+    return read(key, scale, absent, false);
   }
+  // A count that may be 0 or left out (0 then): passes a kernel makes.
+  double count(const std::string& key) { return read(key, 1, 0, true); }
   // An optional list of [bytes, µs] pairs, bytes increasing, µs non-decreasing, returned as
   // (bytes, seconds); empty when absent.
   std::vector<std::pair<double, double>> curve(const std::string& key) {
@@ -70,6 +63,20 @@ class Section {
   }
 
  private:
+  double read(const std::string& key, double scale, double absent, bool zero_allowed) {
+    read_.insert(key);
+    const YAML::Node v = node_[key];
+    if (!v) return absent;
+    double x = 0;
+    try {
+      x = v.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(v, name_ + "." + key + ": expected a number");
+    }
+    if (zero_allowed ? !(x >= 0) : !(x > 0))
+      fail(v, name_ + "." + key + (zero_allowed ? ": must be >= 0" : ": must be > 0"));
+    return x * scale;
+  }
   [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const {
     std::ostringstream msg;
     msg << origin_ << ":" << at.Mark().line + 1 << ": " << what;
@@ -113,8 +120,8 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.gemm_bf16_Fps = kernels.number("gemm_bf16_GFps", 1e9);
   m.gram_entry_s = kernels.number("gram_entry_ns", 1e-9);
   m.gram_call_s = kernels.optional("gram_call_us", 1e-6, 0);
-  m.gram_scratch_passes = kernels.optional("gram_scratch_passes", 1, 0);
-  m.gram_bf16_scratch_passes = kernels.optional("gram_bf16_scratch_passes", 1, 0);
+  m.gram_scratch_passes = kernels.count("gram_scratch_passes");
+  m.gram_bf16_scratch_passes = kernels.count("gram_bf16_scratch_passes");
   m.scalar_Fps = kernels.number("scalar_GFps", 1e9);
   m.decode_s = kernels.number("decode_ns", 1e-9);
   m.ca_row_s = kernels.number("ca_row_ns", 1e-9);
