@@ -1,6 +1,8 @@
 #include "minisgd/core/tick_clock.hpp"
 
 #include <chrono>
+#include <fstream>
+#include <string>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -23,9 +25,21 @@ bool invariant_counter() {
 #endif
 }
 
+/// Whether Linux still offers the counter as a clock source: it withdraws it when it finds the
+/// cores' counters out of step (several sockets, a hypervisor that lets them drift). Where there
+/// is no such file the CPUID bit alone decides.
+bool kernel_keeps_counter() {
+  std::ifstream sources("/sys/devices/system/clocksource/clocksource0/available_clocksource");
+  if (!sources) return true;
+  std::string name;
+  while (sources >> name)
+    if (name == "tsc") return true;
+  return false;
+}
+
 }  // namespace
 
-const bool TickClock::kCounter = invariant_counter();
+const bool TickClock::kCounter = invariant_counter() && kernel_keeps_counter();
 
 TickClock::Ticks TickClock::steady_ticks() noexcept {
   return Ticks(

@@ -4,9 +4,10 @@
 // (a vDSO call that orders the counter read with a fence) 27-44 ns on a virtual machine, where
 // the time-stamp counter read alone takes 10-13 ns. So the counter where it ticks at one
 // constant rate whatever the core's frequency or sleep state (x86's invariant TSC, CPUID
-// 0x80000007 EDX bit 8), else steady_clock. The read is not ordered with the instructions
-// around it: an interval is off by at most a few tens of cycles, below what a phase timer
-// resolves. Ticks become seconds at the rate measured against steady_clock (seconds()).
+// 0x80000007 EDX bit 8) and Linux has not withdrawn it as a clock source, else steady_clock. The
+// read is not ordered with the instructions around it: an interval is off by at most a few tens of
+// cycles, below what a phase timer resolves. Ticks become seconds at the rate measured against
+// steady_clock (seconds()).
 #include <cstdint>
 
 namespace minisgd {
