@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a source file includes a header of a higher layer (docs/design.md, "Layers").
 # The layers of src/minisgd, lowest first; a folder may include its own and lower folders:
-#   core       vocabulary enums and their names, Kokkos aliases, errors, atomic files
+#   core       vocabulary enums and their names, Kokkos aliases, errors, atomic files, clocks
 #   precision  formats, storage types, rounding, the precision plan
 #   config     the typed configuration and the deck reader
 #   comm       communicator interface, MPI/NCCL backends, merge plans, the communicator factory
