@@ -125,16 +125,22 @@ double gram_seconds(std::int64_t s, std::int64_t b, std::int64_t n) {  // the pa
          calls;
 }
 
-// Passes over the packed Gram beyond writing it, of the path BlockLowerGram takes for In → fp32
-// here: 2 for the host BLAS path (block rows formed in a scratch buffer, written, then read for
-// the copy into place), 0 for a library that writes the packed rows itself (oneDNN, cuBLAS).
+// The path BlockLowerGram takes for In → fp32 here.
 template <class In>
-double gram_scratch_passes() {
+GramPath gram_path() {
   const std::int64_t s = 3, b = 2;
   const Matrix<In> Y = random_rows<In>(s * b, 4);
   const Vector<float> G("G", gram_packed_size(s, b));
   BlockLowerGram gram;
-  const GramPath path = gram.compute(Y, b, G, precision::Rounder{});
+  return gram.compute(Y, b, G, precision::Rounder{});
+}
+
+// Passes over the packed Gram beyond writing it, of the path taken for In → fp32 here: 2 for
+// the host BLAS path (block rows formed in a scratch buffer, written, then read for the copy
+// into place), 0 for a library that writes the packed rows itself (oneDNN, cuBLAS).
+template <class In>
+double gram_scratch_passes() {
+  const GramPath path = gram_path<In>();
   const bool blas = path == GramPath::blas || path == GramPath::widened_blas;
   return blas && Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible ? 2 : 0;
 }
@@ -353,11 +359,12 @@ perfmodel::Machine kernel_figures() {
   m.stream_efficiency = eff;
   m.row_s = std::max(row, 1e-12);
   m.decode_s = widening_seconds();
-  // The packed Gram of s blocks of b = 32 rows: time = flops / rate + entries · entry + (s − 1)
-  // library calls (one per block row). Each input type's rate from its times on 2000 and 28
-  // local columns at s = 16 (the difference leaves entries and calls out); the entry and call
-  // costs from the mixed decks' bf16 Gram on one column at s = 2 (one call, 1024 entries) and
-  // s = 16 (15 calls, 122 880 entries), where the flops hardly count.
+  // The packed Gram of s blocks of b = 32 rows: time = flops / rate + entries · entry + library
+  // calls (one per block row, or one for the whole Gram: perfmodel::gram_calls). Each input
+  // type's rate from its times on 2000 and 28 local columns at s = 16 (the difference leaves
+  // entries and calls out); the entry and call costs from the mixed decks' bf16 Gram on one
+  // column at s = 2 (one call, 1024 entries) and s = 16 (15 calls, or 1 on cuBLAS' whole-Gram
+  // path; 122 880 entries), where the flops hardly count.
   const std::int64_t gb = 32;
   const auto entries = [&](std::int64_t s) { return double(gram_packed_size(s, gb)); };
   const auto flops = [&](std::int64_t s, std::int64_t n) {
@@ -376,8 +383,10 @@ perfmodel::Machine kernel_figures() {
   const auto fixed = [&](std::int64_t s) {  // beyond the flops, on one column
     return gram_seconds<bf16, float>(s, gb, 1) - flops(s, 1) / m.gemm_bf16_Fps;
   };
-  const double two = fixed(2), sixteen = fixed(16);  // two: call + E(2)·entry; sixteen: 15 calls
-  const double entry = (sixteen - 15 * two) / (entries(16) - 15 * entries(2));
+  m.gram_whole_rows = double(whole_gram_rows(gram_path<bf16>()));
+  const double calls = perfmodel::gram_calls(16, double(gb), m);
+  const double two = fixed(2), sixteen = fixed(16);  // two: call + E(2)·entry
+  const double entry = (sixteen - calls * two) / (entries(16) - calls * entries(2));
   m.gram_entry_s = std::max(entry, 1e-12);
   m.gram_call_s = std::max(two - entries(2) * m.gram_entry_s, 1e-12);
   m.gram_scratch_passes = gram_scratch_passes<float>();
@@ -410,7 +419,8 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n%s"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
-      "  gram_entry_ns: %.4g\n  gram_call_us: %.4g\n  gram_scratch_passes: %g\n"
+      "  gram_entry_ns: %.4g\n  gram_call_us: %.4g\n  gram_whole_rows: %g\n"
+      "  gram_scratch_passes: %g\n"
       "  gram_bf16_scratch_passes: %g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  "
       "ca_row_ns: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, wait_overshoot_us: %.4g,\n"
@@ -419,7 +429,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
       m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
       m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
-      std::max(m.gram_entry_s * 1e9, 1e-3), std::max(m.gram_call_s * 1e6, 1e-3),
+      std::max(m.gram_entry_s * 1e9, 1e-3), std::max(m.gram_call_s * 1e6, 1e-3), m.gram_whole_rows,
       m.gram_scratch_passes, m.gram_bf16_scratch_passes, m.scalar_Fps * 1e-9,
       std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
       std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),

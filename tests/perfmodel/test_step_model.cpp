@@ -133,10 +133,10 @@ TEST(StepModel, EveryEmulatedWaitOvershoots) {
 TEST(StepModel, ADeviceSyncsOncePerCollectiveCall) {
   Machine m = machine();
   const auto with_sync = [&](const Workload& w) {
-    m.sync_s = 0;
-    const double host = predict_step(w, m).compute_s;
+    m.sync_s = 1e-300;  // a device all the same (below)
+    const double free = predict_step(w, m).compute_s;
     m.sync_s = 5e-6;
-    return predict_step(w, m).compute_s - host;
+    return predict_step(w, m).compute_s - free;
   };
   EXPECT_EQ(with_sync(column(1, 64, 500, 0)), 0);
   EXPECT_EQ(with_sync(column(1, 64, 500, 16)), 0);
@@ -149,6 +149,62 @@ TEST(StepModel, ADeviceSyncsOncePerCollectiveCall) {
   EXPECT_NEAR(with_sync(row), 2 * 5e-6, 1e-15);
   row.compression.method = CompressionMethod::loco;  // AllToAll, then AllGather
   EXPECT_NEAR(with_sync(row), 2 * 5e-6, 1e-15);
+}
+
+// A device runs its kernels while the host enqueues the next ones: at one rank (no collective
+// to wait for) a step takes the longer of the host's part (launches, library calls,
+// bookkeeping) and the kernels' part, where a host's synchronous kernels add the two. From two
+// ranks on, each collective's wait splits the step into stretches that overlap apart.
+TEST(StepModel, ADeviceOverlapsTheHostWithItsKernels) {
+  for (const int s : {0, 1, 16}) {
+    Machine m = machine();
+    m.gram_call_s = 3e-6;
+    m.launch_s = 4e-6;
+    m.sgd_step_host_s = m.ca_outer_host_s = 20e-6;
+    m.ca_inner_host_s = 1e-6;
+    Machine kernels_only = m;  // the same machine without the host's part
+    kernels_only.gram_call_s = kernels_only.launch_s = kernels_only.sgd_step_host_s = 0;
+    kernels_only.ca_outer_host_s = kernels_only.ca_inner_host_s = 0;
+    Machine host_only = m;  // and without the kernels' part
+    host_only.memory_Bps = host_only.gemm_fp64_Fps = host_only.gemm_fp32_Fps = 1e300;
+    host_only.gemm_bf16_Fps = host_only.scalar_Fps = 1e300;
+    host_only.row_s = host_only.ca_row_s = host_only.decode_s = host_only.gram_entry_s = 0;
+    for (const double d : {50.0, 5e5}) {  // host-bound, then kernel-bound
+      const Workload one = column(1, 32, std::int64_t(d), s);
+      const double H = predict_step(one, host_only).compute_s;
+      const double K = predict_step(one, kernels_only).compute_s;
+      ASSERT_GT(H, 0);
+      ASSERT_GT(K, 0);
+      EXPECT_NEAR(predict_step(one, m).compute_s, H + K, 1e-15 * (H + K)) << s << " " << d;
+      for (Machine* x : {&m, &host_only, &kernels_only}) x->sync_s = 2e-6;
+      EXPECT_NEAR(predict_step(one, m).compute_s, std::max(H, K), 1e-15 * (H + K)) << s << " " << d;
+      // Two ranks: at least the longer part, at most both parts and the waits.
+      const Workload two = column(2, 32, std::int64_t(d), s);
+      const double t2 = predict_step(two, m).compute_s, h2 = predict_step(two, host_only).compute_s,
+                   k2 = predict_step(two, kernels_only).compute_s;
+      EXPECT_GE(t2, std::max(h2, k2) - 1e-18) << s << " " << d;
+      EXPECT_LE(t2, h2 + k2 + 1e-18) << s << " " << d;
+      for (Machine* x : {&m, &host_only, &kernels_only}) x->sync_s = 0;
+    }
+  }
+}
+
+// SGD (column) from two ranks on a device: the margins' stretch (one launch against the
+// margins' kernel), the AllReduce's wait, then the gradient and update (two launches against
+// the update of n weights) settle apart. With the host's launches half the margins' kernel:
+// the kernel, then the two launches; one stretch for the whole step would give less.
+TEST(StepModel, ACollectivesWaitSplitsTheOverlap) {
+  Machine m = machine();
+  m.cache_bytes = 1e12;  // the gradient's pass over the batch from the cache
+  m.sgd_step_host_s = 0;
+  m.sync_s = 2e-6;
+  const Workload w = column(2, 4096, 1000, 0);
+  Machine kernels_only = m;
+  kernels_only.launch_s = 0;
+  const double n = 500, update = 3 * n * 4 / (m.memory_Bps * m.stream_efficiency);
+  const double margins = predict_step(w, kernels_only).compute_s - m.sync_s - update;
+  m.launch_s = margins / 2;
+  EXPECT_NEAR(predict_step(w, m).compute_s, margins + m.sync_s + 2 * m.launch_s, 1e-12 * margins);
 }
 
 // The passes over a batch after the first (the gradient product after the margins, and with
@@ -203,6 +259,23 @@ TEST(StepModel, TheGramPaysOneCallPerBlockRow) {
       const double per_step = s > 1 ? (s - 1) * 2e-6 / s : 0;
       EXPECT_NEAR(predict_step(w, m).compute_s - without, per_step, 1e-15) << P << " " << s;
     }
+}
+
+// A library that forms the whole Y·Yᵀ in one call up to gram_whole_rows rows (cuBLAS, 1024)
+// makes one call an outer step there, 1/s a step; beyond, and at s = 2, one per block row.
+TEST(StepModel, TheWholeGramIsOneCallUpToItsRows) {
+  for (const int s : {2, 4, 16, 32, 64}) {
+    Machine m = machine();
+    m.gram_whole_rows = 1024;
+    const Workload w = column(1, 32, 600, s);  // s·b = 64 ... 2048 rows
+    const double without = predict_step(w, m).compute_s;
+    m.gram_call_s = 2e-6;
+    const double calls = s * 32 <= 1024 && s > 2 ? 1 : s - 1;
+    EXPECT_NEAR(predict_step(w, m).compute_s - without, calls * 2e-6 / s, 1e-15) << s;
+    EXPECT_EQ(perfmodel::gram_calls(s, 32, m), calls) << s;
+  }
+  Machine host = machine();  // 0: one call per block row at every s
+  EXPECT_EQ(perfmodel::gram_calls(16, 32, host), 15);
 }
 
 // Stored values narrower than the arithmetic (bf16 X, fp32 work) are widened on every pass
@@ -437,6 +510,13 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
                  "gram_call_us: 1.25, gram_scratch_passes: 2, gram_bf16_scratch_passes: 0}");
   EXPECT_EQ(perfmodel::parse_machine(passes, "m.yaml").gram_scratch_passes, 2);
   EXPECT_EQ(perfmodel::parse_machine(passes, "m.yaml").gram_bf16_scratch_passes, 0);
+  EXPECT_EQ(m.gram_whole_rows, 0);  // absent: one call per block row
+  std::string whole = good;
+  whole.replace(whole.find("gram_call_us: 1.25}"), 19,
+                "gram_call_us: 1.25, gram_whole_rows: 1024}");
+  EXPECT_EQ(perfmodel::parse_machine(whole, "m.yaml").gram_whole_rows, 1024);
+  whole.replace(whole.find("gram_whole_rows: 1024"), 21, "gram_whole_rows: -1");
+  refused(whole, "kernels.gram_whole_rows: must be >= 0");
   passes.replace(passes.find("gram_bf16_scratch_passes: 0"), 27, "gram_bf16_scratch_passes: -1");
   refused(passes, "kernels.gram_bf16_scratch_passes: must be >= 0");
   EXPECT_TRUE(m.transfer.empty());  // absent: bytes over bandwidth_GBps

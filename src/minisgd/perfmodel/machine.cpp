@@ -120,6 +120,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.gemm_bf16_Fps = kernels.number("gemm_bf16_GFps", 1e9);
   m.gram_entry_s = kernels.number("gram_entry_ns", 1e-9);
   m.gram_call_s = kernels.optional("gram_call_us", 1e-6, 0);
+  m.gram_whole_rows = kernels.count("gram_whole_rows");
   m.gram_scratch_passes = kernels.count("gram_scratch_passes");
   m.gram_bf16_scratch_passes = kernels.count("gram_bf16_scratch_passes");
   m.scalar_Fps = kernels.number("scalar_GFps", 1e9);

@@ -23,6 +23,9 @@ struct Machine {
   double gemm_bf16_Fps = 0;
   double gram_entry_s = 0;  // per packed Gram entry (short dot products, stores)
   double gram_call_s = 0;  // per library GEMM call (a block row of the Gram: s − 1 an outer step)
+  // Up to this many rows (s·b, s > 2) the Gram is one library call, the whole Y·Yᵀ then packed
+  // (cuBLAS: launches cost more than the flops saved); 0: s − 1 calls at every s.
+  double gram_whole_rows = 0;
   // Passes over a packed Gram that outgrows the cache beyond writing it: the host BLAS path
   // forms rectangles of block rows in a scratch buffer and copies them into place (2: the
   // scratch written and read back; 0 where the library writes the packed rows itself). For

@@ -22,12 +22,29 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 // call first waits for the kernels that wrote its buffer (comm/view_collectives.hpp: one
 // fence a call from two ranks on; at one rank the reduction is the identity and waits for
 // nothing).
+//
+// Local work is the host's (launches, library calls, bookkeeping) or the kernels'. On a host
+// the kernels run on the calling thread: the two add up. A device (a machine with sync_us)
+// runs its kernels while the host goes on enqueueing the next ones, and the host waits only at
+// a collective's sync: between two waits the longer of the two parts counts (docs/
+// performance_model.md, "A GPU's step").
 struct Ledger {
   const Workload& w;
   const Machine& m;
   StepTime t;
+  double host_part = 0, device_part = 0;  // of the local work since the last wait
   double log2p() const { return comm::ceil_log2(w.ranks); }
+  void settle() {
+    t.compute_s += m.sync_s > 0 ? std::max(host_part, device_part) : host_part + device_part;
+    host_part = device_part = 0;
+  }
+  // The step's time, its last stretch of local work settled.
+  StepTime done() {
+    settle();
+    return t;
+  }
   void charge(double messages, double bytes, double emulated_hops, double waits = 1) {
+    settle();
     t.compute_s += m.sync_s;
     t.messages += messages;
     t.bytes += bytes;
@@ -58,23 +75,23 @@ struct Ledger {
     charge(path.messages, path.bytes, path.messages, path.messages);
   }
   // The host's bookkeeping of a step (docs/performance_model.md, "What it counts").
-  void host(double seconds) { t.compute_s += seconds; }
+  void host(double seconds) { host_part += seconds; }
   // Local work: bytes streamed, flops at a rate, rows with a fixed cost, kernel launches.
   double stream_seconds(double bytes) const { return bytes / (m.memory_Bps * m.stream_efficiency); }
-  void stream(double bytes) { t.compute_s += stream_seconds(bytes); }
+  void stream(double bytes) { device_part += stream_seconds(bytes); }
   // Seconds to stream bytes that outgrow the cache; none while they fit in it.
   double beyond_cache(double bytes) const {
     return bytes > m.cache_bytes ? stream_seconds(bytes) : 0;
   }
   // A second pass over rows the step has just read: from the cache when they fit in it.
-  void reread(double bytes) { t.compute_s += beyond_cache(bytes); }
+  void reread(double bytes) { device_part += beyond_cache(bytes); }
   // Stored values of X read by a pass, each widened to the arithmetic when stored narrower.
   void decode(double values) {
-    if (w.storage_bytes < w.arithmetic_bytes) t.compute_s += values * m.decode_s;
+    if (w.storage_bytes < w.arithmetic_bytes) device_part += values * m.decode_s;
   }
-  void flops(double f, double rate) { t.compute_s += f / rate; }
-  void rows(double n) { t.compute_s += n * m.row_s; }
-  void launches(double n) { t.compute_s += n * m.launch_s; }
+  void flops(double f, double rate) { device_part += f / rate; }
+  void rows(double n) { device_part += n * m.row_s; }
+  void launches(double n) { host_part += n * m.launch_s; }
 };
 
 // The compressed (or dense) gradient AllReduce of the row decomposition: d values.
@@ -136,7 +153,7 @@ StepTime sgd_row(const Workload& w, const Machine& m) {
   L.stream(3 * d * w.arithmetic_bytes);  // the update
   L.launches(1);
   L.host(m.sgd_step_host_s);
-  return L.t;
+  return L.done();
 }
 
 StepTime sgd_column(const Workload& w, const Machine& m) {
@@ -153,7 +170,7 @@ StepTime sgd_column(const Workload& w, const Machine& m) {
   L.stream(3 * n * w.arithmetic_bytes);  // the update
   L.launches(1);
   L.host(m.sgd_step_host_s);
-  return L.t;
+  return L.done();
 }
 
 // One outer step of s inner steps, divided by s (docs/ca_sgd.md, "Cost model").
@@ -164,7 +181,7 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   L.stream(sb * (n * w.storage_bytes + 8));                  // partial margins of the s blocks
   L.decode(sb * n);
   L.rows(sb);
-  L.t.compute_s +=
+  L.device_part +=
       sb * m.ca_row_s;  // beyond SGD's: a row's three passes (margins, recurrence, update)
   L.launches(1);
   if (w.s > 1) {
@@ -187,8 +204,9 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
     const double passes =
         w.gram_input_bytes >= 4 ? m.gram_scratch_passes : m.gram_bf16_scratch_passes;
     const double scratch = passes * L.beyond_cache(cross * w.arithmetic_bytes);
-    L.t.compute_s += std::max(cross * m.gram_entry_s, packed) + scratch + (s - 1) * m.gram_call_s;
-    L.t.compute_s += std::max((2 * cross + 4 * sb) / m.scalar_Fps, packed);  // the recurrence
+    L.device_part += std::max(cross * m.gram_entry_s, packed) + scratch;
+    L.host(gram_calls(s, b, m) * m.gram_call_s);
+    L.device_part += std::max((2 * cross + 4 * sb) / m.scalar_Fps, packed);  // the recurrence
     L.launches(3);
   }
   L.allreduce((cross + sb) * w.wire_bytes);  // one packed message [G, r]
@@ -197,7 +215,7 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   L.stream(3 * n * w.arithmetic_bytes);  // the update
   L.launches(2);
   L.host(m.ca_outer_host_s + s * m.ca_inner_host_s);
-  StepTime t = L.t;
+  StepTime t = L.done();
   for (double* x : {&t.compute_s, &t.latency_s, &t.bandwidth_s, &t.messages, &t.bytes}) *x /= s;
   return t;
 }
@@ -216,6 +234,10 @@ StepTime shared_cores(StepTime t, const Workload& w, const Machine& m) {
 }
 
 }  // namespace
+
+double gram_calls(double s, double b, const Machine& m) {
+  return s > 2 && s * b <= m.gram_whole_rows ? 1 : s - 1;
+}
 
 Workload workload_of(const Config& c, std::int64_t features, int ranks) {
   Workload w;

@@ -42,6 +42,10 @@ struct StepTime {
   double total_s() const { return compute_s + latency_s + bandwidth_s; }
 };
 
+/// Library calls forming CA-SGD's packed Gram of s blocks of b rows on machine m: one for the
+/// whole Y·Yᵀ up to m.gram_whole_rows rows, else one per block row (s − 1).
+double gram_calls(double s, double b, const Machine& m);
+
 /// Time of one (inner) step: for CA-SGD one outer step divided by s.
 StepTime predict_step(const Workload& w, const Machine& m);
 

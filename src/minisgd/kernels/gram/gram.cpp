@@ -17,6 +17,14 @@
 
 namespace minisgd {
 
+std::int64_t whole_gram_rows(GramPath p) {
+#ifdef MINISGD_HAVE_CUBLAS
+  if (p == GramPath::cublas) return gpu::kWholeGramRows;
+#endif
+  (void)p;
+  return 0;
+}
+
 const char* name(GramPath p) {
   switch (p) {
     case GramPath::none: return "none";

@@ -49,6 +49,9 @@ constexpr double gram_multiply_adds(std::int64_t s, std::int64_t b, std::int64_t
 
 enum class GramPath { none, blas, dnnl, widened_blas, team, cublas };
 const char* name(GramPath p);
+/// Up to this many rows (s·b, s > 2) `p` forms the packed Gram in one library call, the whole
+/// Y·Yᵀ then packed; beyond, one call per block row (s − 1). 0: always per block row.
+std::int64_t whole_gram_rows(GramPath p);
 
 /// The portable team kernel: packed(...) = Σ_k Acc(Y(r,k))·Acc(Y(c,k)), accumulated in Acc,
 /// rounded by `accumulate` after every addition unless it is the identity (the kernel is
