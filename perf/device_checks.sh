@@ -10,7 +10,8 @@
 #   4 decks     the five paper problems at one rank: FP32 SGD, bf16 SGD, mixed CA-SGD, medians
 #               of three rounds, beside the model on step 3's file and its projections
 #               (perf/studies/casgd_vs_sgd.py --ranks 1 --latency-us 0)
-#   5 phases    mixed CA-SGD at s = 16 and 64 with fenced phase timers (where an outer step goes)
+#   5 phases    fenced phase timers: mixed CA-SGD at s = 16 and 64 (where an outer step goes),
+#               FP32 SGD in the column and the row decomposition
 #   6 peers     PyTorch DDP on the same GPU and rows (perf/studies/peers.py --device cuda)
 #   7 model     perf/model_check.py at one rank, one repeat (it calibrates for itself)
 #   8 kernels   perf/kernel_table.sh against the card's copy and GEMM ceilings
@@ -63,22 +64,31 @@ step() {
   return 0
 }
 
-phases() {  # mixed CA-SGD at s = 16 and 64, phase timers fenced: µs per step of each phase
-  # of the step (loading and evaluation, outside the FOM window, left out)
-  local p s
-  for p in higgs epsilon synth; do
-    for s in 16 64; do
-      "$build/src/minisgd" "$paper/$p-casgd-mixed.yaml" --set solver.s=$s \
-        --set output.phase_timers=true --set "output.report=$out/phases-$p-s$s.json" \
-        --set output.history= > /dev/null || [ $? -eq 1 ]
-      "$py" -c 'import json, sys
+phases() {  # mixed CA-SGD at s = 16 and 64, and FP32 SGD in both decompositions, phase
+  # timers fenced: µs per step of each phase of the step (loading and evaluation, outside the
+  # FOM window, left out; the timers count the warm-up steps too, cuBLAS' first call with them)
+  local p s d
+  show() {
+    "$py" -c 'import json, sys
 r = json.load(open(sys.argv[1])); n = max(r["result"]["iterations"], 1)
 f = max(r["result"]["fom_iterations"], 1)  # the timers cover every step, warm-up too
 print(sys.argv[2], "%.1f us a step:" % (r["result"]["fom_time_s"] / f * 1e6),
       ", ".join("%s %.2f" % (k, v["max"] / n * 1e6) for k, v in r["timers"].items()
-                if k not in ("load", "eval")))' \
-        "$out/phases-$p-s$s.json" "$p s=$s"
-    done
+                if k not in ("load", "eval")))' "$1" "$2"
+  }
+  run() {  # run NAME DECK [--set ...]
+    local name=$1 deck=$2
+    shift 2
+    "$build/src/minisgd" "$deck" "$@" --set output.phase_timers=true \
+      --set "output.report=$out/phases-$name.json" --set output.history= > /dev/null ||
+      [ $? -eq 1 ]
+    show "$out/phases-$name.json" "$name"
+  }
+  for p in higgs epsilon synth; do
+    for s in 16 64; do run "$p-s$s" "$paper/$p-casgd-mixed.yaml" --set solver.s=$s; done
+  done
+  for d in column row; do
+    run "higgs-sgd-$d" "$paper/higgs-sgd-fp32.yaml" --set solver.decomposition=$d
   done
 }
 
