@@ -135,12 +135,10 @@ GramPath gram_path() {
   return gram.compute(Y, b, G, precision::Rounder{});
 }
 
-// Passes over the packed Gram beyond writing it, of the path taken for In → fp32 here: 2 for
-// the host BLAS path (block rows formed in a scratch buffer, written, then read for the copy
-// into place), 0 for a library that writes the packed rows itself (oneDNN, cuBLAS).
-template <class In>
-double gram_scratch_passes() {
-  const GramPath path = gram_path<In>();
+// Passes over the packed Gram beyond writing it, of a path taken here: 2 for the host BLAS path
+// (block rows formed in a scratch buffer, written, then read for the copy into place), 0 for a
+// library that writes the packed rows itself (oneDNN, cuBLAS).
+double gram_scratch_passes(GramPath path) {
   const bool blas = path == GramPath::blas || path == GramPath::widened_blas;
   return blas && Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible ? 2 : 0;
 }
@@ -383,14 +381,15 @@ perfmodel::Machine kernel_figures() {
   const auto fixed = [&](std::int64_t s) {  // beyond the flops, on one column
     return gram_seconds<bf16, float>(s, gb, 1) - flops(s, 1) / m.gemm_bf16_Fps;
   };
-  m.gram_whole_rows = double(whole_gram_rows(gram_path<bf16>()));
+  const GramPath fp32_path = gram_path<float>(), bf16_path = gram_path<bf16>();
+  m.gram_whole_rows = double(whole_gram_rows(bf16_path));
   const double calls = perfmodel::gram_calls(16, double(gb), m);
   const double two = fixed(2), sixteen = fixed(16);  // two: call + E(2)·entry
   const double entry = (sixteen - calls * two) / (entries(16) - calls * entries(2));
   m.gram_entry_s = std::max(entry, 1e-12);
   m.gram_call_s = std::max(two - entries(2) * m.gram_entry_s, 1e-12);
-  m.gram_scratch_passes = gram_scratch_passes<float>();
-  m.gram_bf16_scratch_passes = gram_scratch_passes<precision::bf16>();
+  m.gram_scratch_passes = gram_scratch_passes(fp32_path);
+  m.gram_bf16_scratch_passes = gram_scratch_passes(bf16_path);
   m.scalar_Fps = recurrence_rate();
   return m;
 }

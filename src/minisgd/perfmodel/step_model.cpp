@@ -76,6 +76,8 @@ struct Ledger {
   }
   // The host's bookkeeping of a step (docs/performance_model.md, "What it counts").
   void host(double seconds) { host_part += seconds; }
+  // Kernel time no rate below describes.
+  void device(double seconds) { device_part += seconds; }
   // Local work: bytes streamed, flops at a rate, rows with a fixed cost, kernel launches.
   double stream_seconds(double bytes) const { return bytes / (m.memory_Bps * m.stream_efficiency); }
   void stream(double bytes) { device_part += stream_seconds(bytes); }
@@ -181,8 +183,7 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   L.stream(sb * (n * w.storage_bytes + 8));                  // partial margins of the s blocks
   L.decode(sb * n);
   L.rows(sb);
-  L.device_part +=
-      sb * m.ca_row_s;  // beyond SGD's: a row's three passes (margins, recurrence, update)
+  L.device(sb * m.ca_row_s);  // beyond SGD's: a row's three passes (margins, recurrence, update)
   L.launches(1);
   if (w.s > 1) {
     // Gather Y for the Gram: the outer step's rows read again (from the cache while they fit
@@ -204,9 +205,9 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
     const double passes =
         w.gram_input_bytes >= 4 ? m.gram_scratch_passes : m.gram_bf16_scratch_passes;
     const double scratch = passes * L.beyond_cache(cross * w.arithmetic_bytes);
-    L.device_part += std::max(cross * m.gram_entry_s, packed) + scratch;
+    L.device(std::max(cross * m.gram_entry_s, packed) + scratch);
     L.host(gram_calls(s, b, m) * m.gram_call_s);
-    L.device_part += std::max((2 * cross + 4 * sb) / m.scalar_Fps, packed);  // the recurrence
+    L.device(std::max((2 * cross + 4 * sb) / m.scalar_Fps, packed));  // the recurrence
     L.launches(3);
   }
   L.allreduce((cross + sb) * w.wire_bytes);  // one packed message [G, r]
