@@ -7,8 +7,8 @@
 
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
 #include "minisgd/precision/plan.hpp"
-#include "support/ceilings.hpp"
 #include "support/fixtures.hpp"
+#include "support/stream_timing.hpp"
 
 namespace {
 
@@ -38,34 +38,12 @@ struct Batches {
   }
 };
 
-/// Times kernel(t) for call t = 0, 1, …; reports GB/s of `bytes` per call and the fraction of
-/// the triad measured right after (of_triad in wall time, of_triad_cpu in CPU time).
-template <class F>
-void stream(benchmark::State& state, double bytes, F&& kernel) {
-  std::int64_t t = 0;
-  kernel(t++);  // untimed: a GPU loads a kernel's code at its first launch (tens of ms)
-  fence();
-  const double cpu0 = perf::process_cpu_seconds();
-  Kokkos::Timer clock;
-  for (auto _ : state) {
-    kernel(t++);
-    fence();
-  }
-  const double wall = clock.seconds(), cpu = perf::process_cpu_seconds() - cpu0;
-  const double total = bytes * double(state.iterations());
-  const perf::Bandwidth triad = perf::triad_now();
-  state.counters["GB/s"] = total / wall * 1e-9;
-  state.counters["of_triad"] = total / wall / triad.wall;
-  state.counters["of_triad_cpu"] = total / cpu * double(ExecSpace().concurrency()) / triad.cpu;
-  state.counters["of_copy"] = total / wall / perf::copy_bandwidth();
-}
-
 template <class S, class A>
 void BM_PartialMargins(benchmark::State& state) {
   const std::int64_t s = state.range(0), b = state.range(1), n = state.range(2);
   const Batches<S> data(s, b, n);
   const Vector<A> w("w", n), r("r", s * b);
-  stream(state, double(s * b) * double(n * sizeof(S)), [&](std::int64_t t) {
+  perf::time_streaming(state, double(s * b) * double(n * sizeof(S)), [&](std::int64_t t) {
     partial_margins(data.X, data.call(t), b, w, precision::Rounder{}, r);
   });
 }
@@ -75,7 +53,7 @@ void BM_UpdateWeights(benchmark::State& state) {
   const std::int64_t s = state.range(0), b = state.range(1), n = state.range(2);
   const Batches<S> data(s, b, n);
   const Vector<A> w("w", n), g("g", n), v("v", s * b);
-  stream(state, double(s * b) * double(n * sizeof(S)), [&](std::int64_t t) {
+  perf::time_streaming(state, double(s * b) * double(n * sizeof(S)), [&](std::int64_t t) {
     update_weights(data.X, data.call(t), b, int(s), v, 1.0, precision::Rounder{},
                    precision::Rounder{}, std::uint64_t(t), 0, g, w);
   });
@@ -93,9 +71,9 @@ void BM_GatherBatches(benchmark::State& state) {
   const precision::Rounder round =
       precision::rounder(precision::preset_plan(precision::Preset::mixed),
                          precision::Knob::gram_input, precision::Format::fp64, 42);
-  stream(state, double(s * b) * double(n) * double(sizeof(S) + sizeof(In)), [&](std::int64_t t) {
-    gather_batches(data.X, data.call(t), b, round, std::uint64_t(t), Y);
-  });
+  perf::time_streaming(
+      state, double(s * b) * double(n) * double(sizeof(S) + sizeof(In)),
+      [&](std::int64_t t) { gather_batches(data.X, data.call(t), b, round, std::uint64_t(t), Y); });
 }
 
 void shapes(benchmark::internal::Benchmark* bm) {

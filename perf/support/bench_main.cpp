@@ -1,6 +1,8 @@
-// main() for the benchmarks: Kokkos first (its --kokkos-* arguments), then Google Benchmark,
-// with the versions and the measured ceilings printed as context.
+// main() for the benchmarks: MPI (the compressors' one-rank communicator), Kokkos (its
+// --kokkos-* arguments), then Google Benchmark, with the versions and the measured ceilings
+// printed as context.
 #include <benchmark/benchmark.h>
+#include <mpi.h>
 
 #include <cstdio>
 
@@ -8,7 +10,9 @@
 #include "minisgd/version.hpp"
 #include "support/ceilings.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
@@ -23,4 +27,13 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int code = run(argc, argv);  // Kokkos finalized before MPI
+  MPI_Finalize();
+  return code;
 }
