@@ -32,6 +32,10 @@ bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || to_bits
 
 constexpr CustomFormat E5M2{5, 2}, E4M3{4, 3}, E3M0{3, 0}, E8M7{8, 7}, E5M10{5, 10};
 
+// The general encoder (unpack, round at a position worked out per value), which `encode` skips
+// for formats with E ≤ 7.
+uint32_t general(float x, CustomFormat f) { return detail::encode(detail::unpack(x), f, false, 0); }
+
 }  // namespace
 
 TEST(Bf16, KnownBits) {
@@ -408,8 +412,25 @@ TEST(Fp16, NarrowingMatchesTheGeneralEncoder) {
   for (uint32_t top = 0; top < (1u << 19); ++top)
     for (const uint32_t low : {0x0000u, 0x0001u, 0x0FFFu, 0x1000u, 0x1001u, 0x1FFFu}) {
       const uint32_t u = top << 13 | low;
-      ASSERT_EQ(hf(float_from_bits(u)), encode(float_from_bits(u), E5M10)) << std::hex << u;
+      ASSERT_EQ(hf(float_from_bits(u)), general(float_from_bits(u), E5M10)) << std::hex << u;
     }
+}
+
+// encode's path for E ≤ 7 (bit steps, a float add for subnormal results, selects) against the
+// general encoder: every sign, exponent and top 19 fraction bits, with low 13 bits that make the
+// ties of M = 10 (smaller M have theirs among the top bits), so every rounding carry, subnormal
+// result, overflow edge, inf and NaN; saturating formats too.
+TEST(CustomFormat, NarrowNearestMatchesTheGeneralEncoder) {
+  const CustomFormat formats[] = {E5M2,  E4M3,         E3M0,         {2, 1},
+                                  E5M10, {7, 3, true}, {4, 3, true}, {6, 0, true}};
+  for (const CustomFormat f : formats)
+    for (uint32_t top = 0; top < (1u << 19); ++top)
+      for (const uint32_t low : {0x0000u, 0x0001u, 0x0FFFu, 0x1000u, 0x1001u, 0x1FFFu}) {
+        const float x = float_from_bits(top << 13 | low);
+        ASSERT_EQ(encode(x, f), general(x, f))
+            << "E" << f.E << "M" << f.M << (f.saturate ? " saturating " : " ") << std::hex
+            << (top << 13 | low);
+      }
 }
 
 TEST(StochasticRounding, RepresentableValuesAreExact) {

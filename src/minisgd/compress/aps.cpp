@@ -49,23 +49,33 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   comm_.allreduce(exponents_.to_host(), exponents_.size(), comm::Op::max);
   exponents_.to_device();
 
+  // Encode and decode: a team per block, so a value's exponent is its team's (no division per
+  // value). With two codes to a byte an element whose second value opens the next block belongs
+  // to the team of its first value.
   const precision::CustomFormat f = format_;
   const aps::Packing p = packing_;
   const int headroom = headroom_;
   const auto payload = payload_.device;
+  const std::size_t per_word = std::size_t(p.per_word);
   Kokkos::parallel_for(
-      "minisgd::aps_encode", Kokkos::RangePolicy<ExecSpace>(0, p.elements(d)),
-      KOKKOS_LAMBDA(const std::int64_t e) {
-        std::uint32_t codes[2] = {0, 0}, zeros[2] = {0, 0};
-        for (int j = 0; j < p.per_word; ++j) {
-          const std::size_t i = std::size_t(e) * p.per_word + j;
-          if (i >= d || exps(i / block) == aps::zero_block) continue;
-          codes[j] = aps::encode_scaled(float(local(i)),
-                                        aps::block_shift(f, headroom, exps(i / block)), f);
-        }
-        std::uint8_t* element = &payload(e * p.element_bytes());
-        p.put(element, 0, codes);
-        if (p.lanes == 2) p.put(element, 1, zeros);
+      "minisgd::aps_encode", Kokkos::TeamPolicy<ExecSpace>(exps.extent(0), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Team& team) {
+        const std::size_t l = team.league_rank(), end = kmin((l + 1) * block, d);
+        const std::size_t first = (l * block + per_word - 1) / per_word;  // elements of block l
+        const std::size_t last = (end + per_word - 1) / per_word;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const std::size_t e) {
+          std::uint32_t codes[2] = {0, 0}, zeros[2] = {0, 0};
+          for (std::size_t j = 0; j < per_word; ++j) {
+            const std::size_t i = e * per_word + j;
+            if (i >= d) break;
+            const std::int16_t x = i < end ? exps(l) : exps(l + 1);
+            if (x != aps::zero_block)
+              codes[j] = aps::encode_scaled(float(local(i)), aps::block_shift(f, headroom, x), f);
+          }
+          std::uint8_t* element = &payload(e * p.element_bytes());
+          p.put(element, 0, codes);
+          if (p.lanes == 2) p.put(element, 1, zeros);
+        });
       });
   comm::merge_allreduce(comm_, comm::MergeShape::elementwise, payload_.to_host(), p.elements(d),
                         p.element_bytes(),
@@ -78,16 +88,21 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
                         });
   payload_.to_device();
   Kokkos::parallel_for(
-      "minisgd::aps_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        const std::int16_t e = exps(i / block);
-        if (e == aps::zero_block) {
-          sum(i) = T(0);
-          return;
-        }
-        const std::uint8_t* element = &payload((i / p.per_word) * p.element_bytes());
-        sum(i) = T(aps::unscale(aps::element_value(p, f, element, int(i % p.per_word)),
-                                aps::block_shift(f, headroom, e)));
+      "minisgd::aps_decode", Kokkos::TeamPolicy<ExecSpace>(exps.extent(0), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Team& team) {
+        const std::size_t l = team.league_rank(), first = l * block, end = kmin(first + block, d);
+        const std::int16_t e = exps(l);
+        const int shift = e == aps::zero_block ? 0 : aps::block_shift(f, headroom, e);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, end), [&](const std::size_t i) {
+          if (e == aps::zero_block) {
+            sum(i) = T(0);
+            return;
+          }
+          const std::size_t element = per_word == 1 ? i : i / 2;
+          sum(i) = T(aps::unscale(aps::element_value(p, f, &payload(element * p.element_bytes()),
+                                                     int(i - element * per_word)),
+                                  shift));
+        });
       });
 }
 

@@ -90,9 +90,12 @@ KOKKOS_INLINE_FUNCTION uint32_t round_magnitude(const Unpacked& u, int M, int em
 KOKKOS_INLINE_FUNCTION float magnitude_value(uint32_t mag, int M, int emin) {
   const uint32_t eb = mag >> M, mant = mag & ((1u << M) - 1);
   // Subnormals of a narrower exponent range are normal floats; everything else maps
-  // field by field onto the float layout (with emin = -126 subnormals included).
-  if (eb == 0 && emin > -126) return float(mant) * pow2(emin - M);
-  return float_from_bits(((eb + uint32_t(emin + 126)) << 23) | (mant << (23 - M)));
+  // field by field onto the float layout (with emin = -126 subnormals included). A select, not a
+  // branch: whether a code is subnormal is the data's.
+  const float subnormal = float(mant) * pow2(emin - M);
+  const float field_by_field =
+      float_from_bits(((eb + uint32_t(emin + 126)) << 23) | (mant << (23 - M)));
+  return eb == 0 && emin > -126 ? subnormal : field_by_field;
 }
 
 KOKKOS_INLINE_FUNCTION float with_sign(float magnitude, bool negative) {

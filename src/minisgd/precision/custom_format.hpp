@@ -48,10 +48,33 @@ KOKKOS_INLINE_FUNCTION uint32_t encode(const Unpacked& u, CustomFormat f, bool s
   return (uint32_t(u.negative) << (f.E + f.M)) | mag;
 }
 
+/// detail::encode to nearest even for formats with E ≤ 7, in a few integer steps and one float
+/// add, by selects that compilers vectorize (the general path rounds at a position it works out
+/// per value, with branches on the value). A normal result rebiases the float's exponent and
+/// rounds at bit 23 − M as bf16 rounding does at bit 16, carrying into the next binade (and up
+/// to the inf code, mapped below); a subnormal one is |x| + 2^(emin − M + 23) in float
+/// arithmetic, whose rounding there (steps of 2^(emin − M)) is the format's, leaving the code in
+/// the low bits. With E ≤ 7 every float subnormal rounds to 0, so it gives 0 whether or not the
+/// hardware flushes it.
+KOKKOS_INLINE_FUNCTION uint32_t encode_nearest_narrow(float x, CustomFormat f) {
+  const uint32_t u = to_bits(x), a = u & 0x7FFFFFFFu;
+  const int drop = 23 - f.M;
+  const uint32_t r = a - (uint32_t(127 - f.bias()) << 23);
+  const uint32_t normal = (r + ((1u << (drop - 1)) - 1u) + ((r >> drop) & 1u)) >> drop;
+  const uint32_t offset = uint32_t(f.emin() - f.M + 23 + 127) << 23;  // 2^(emin − M + 23)
+  const uint32_t subnormal = to_bits(float_from_bits(a) + float_from_bits(offset)) - offset;
+  const uint32_t inf = ((1u << f.E) - 1) << f.M;
+  uint32_t mag = a < (uint32_t(f.emin() + 127) << 23) ? subnormal : normal;
+  mag = mag >= inf ? (f.saturate ? inf - 1 : inf) : mag;                 // overflow, and inf itself
+  mag = a > 0x7F800000u ? inf | (f.M > 0 ? 1u << (f.M - 1) : 0u) : mag;  // NaN
+  return ((u >> 31) << (f.E + f.M)) | mag;
+}
+
 }  // namespace detail
 
 // Code of x rounded to nearest even (so encode(x) == encode(round_to(x))).
 KOKKOS_INLINE_FUNCTION uint32_t encode(float x, CustomFormat f) {
+  if (f.E <= 7) return detail::encode_nearest_narrow(x, f);
   return detail::encode(detail::unpack(x), f, false, 0);
 }
 
@@ -60,14 +83,16 @@ KOKKOS_INLINE_FUNCTION uint32_t encode_sr(float x, CustomFormat f, uint32_t rand
   return detail::encode(detail::unpack(x), f, true, random);
 }
 
-// Exact value of a code; NaN codes keep their fraction bits as payload.
+// Exact value of a code; NaN codes keep their fraction bits as payload. Both values are formed
+// and one selected, so a loop of decodes has no branch on the codes.
 KOKKOS_INLINE_FUNCTION float decode(uint32_t code, CustomFormat f) {
   const bool negative = (code >> (f.E + f.M)) & 1u;
   const uint32_t mag = code & ((1u << (f.E + f.M)) - 1);
   const uint32_t inf = ((1u << f.E) - 1) << f.M;
-  if (mag >= inf)
-    return float_from_bits((uint32_t(negative) << 31) | 0x7F800000u | ((mag - inf) << (23 - f.M)));
-  return detail::with_sign(detail::magnitude_value(mag, f.M, f.emin()), negative);
+  const float special =
+      float_from_bits((uint32_t(negative) << 31) | 0x7F800000u | ((mag - inf) << (23 - f.M)));
+  const float finite = detail::with_sign(detail::magnitude_value(mag, f.M, f.emin()), negative);
+  return mag >= inf ? special : finite;
 }
 
 KOKKOS_INLINE_FUNCTION float round_to(float x, CustomFormat f) {
