@@ -448,5 +448,5 @@ TEST(Loco, ChunkLayoutPacksSignedCodes) {
   EXPECT_EQ(L.code(chunk.data(), 0), -8);
   EXPECT_EQ(L.code(chunk.data(), 1), 7);
   EXPECT_EQ(L.code(chunk.data(), 4), -1);
-  EXPECT_EQ(L.value(chunk.data(), 4), -0.375f);
+  EXPECT_EQ(L.value(chunk.data(), 1, 4), -0.375f);  // value 4 is in group 1
 }

@@ -22,33 +22,40 @@ Buffer error_buffer(const std::string& name, std::size_t values, std::size_t gro
   return {Vector<std::int8_t>(name + "_codes", values), Vector<float>(name + "_steps", groups)};
 }
 
-/// v += deQ(e), the stored compensation error. Steps are kept per chunk and group (a chunk's
-/// last group may be short), so value i of chunk i / length is in group (i % length) / group.
-void add_error(const Vector<float>& v, const Vector<std::int8_t>& codes, const Vector<float>& steps,
-               const loco::ChunkLayout& L) {
-  Kokkos::parallel_for(
-      "minisgd::loco_add_error", Kokkos::RangePolicy<ExecSpace>(0, v.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        const std::size_t c = i / L.length, g = (i % L.length) / L.group;
-        v(i) += float(codes(i)) * steps(c * L.groups + g);
-      });
+/// The group a team owns in a policy of a team per group of every chunk (league rank
+/// chunk · groups + g): the chunk, the group and its values [first, first + n) in the chunk.
+/// Kernels go group by group so that no value needs a division to find its group.
+struct Group {
+  std::size_t chunk, g, first, n;
+};
+KOKKOS_INLINE_FUNCTION Group group_of(const Team& team, const loco::ChunkLayout& L) {
+  const std::size_t c = team.league_rank() / L.groups, g = team.league_rank() % L.groups;
+  return {c, g, g * L.group, kmin(L.group, L.length - g * L.group)};
 }
 
-/// Quantizes v (chunks × layout.length values, compensation already added) into `payload`
-/// (chunks × layout.bytes) and replaces the compensation buffer by
+Kokkos::TeamPolicy<ExecSpace> groups_of(std::size_t chunks, const loco::ChunkLayout& L) {
+  return Kokkos::TeamPolicy<ExecSpace>(chunks * L.groups, Kokkos::AUTO);
+}
+
+/// Adds the stored compensation error to v (chunks × layout.length values): v += deQ(e);
+/// quantizes v into `payload` (chunks × layout.bytes) and replaces the compensation buffer by
 /// e ← β·e + (1−β)·(v − deQ(q)), one team per group. v is overwritten with the new errors.
 void compensated_quantize(const Vector<float>& v, std::size_t chunks, const loco::ChunkLayout& L,
                           float beta, const Vector<std::int8_t>& e_codes,
                           const Vector<float>& e_steps, const Bytes& payload) {
   const int levels = 1 << (L.bits - 1);
   Kokkos::parallel_for(
-      "minisgd::loco_quantize", Kokkos::TeamPolicy<ExecSpace>(chunks * L.groups, Kokkos::AUTO),
-      KOKKOS_LAMBDA(const Team& team) {
-        const std::size_t c = team.league_rank() / L.groups, g = team.league_rank() % L.groups;
-        const std::size_t first = g * L.group, n = kmin(L.group, L.length - first);
+      "minisgd::loco_quantize", groups_of(chunks, L), KOKKOS_LAMBDA(const Team& team) {
+        const Group G = group_of(team, L);
+        const std::size_t c = G.chunk, g = G.g, first = G.first, n = G.n;
         const std::size_t base = c * L.length;
         std::uint8_t* chunk = &payload(c * L.bytes);
         const float e_step = e_steps(c * L.groups + g);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const std::size_t t) {
+          const std::size_t i = base + first + t;
+          v(i) += float(e_codes(i)) * e_step;
+        });
+        team.team_barrier();
         const float step = team_max_abs(team, v, base + first, n) / float(levels);
         const std::size_t slots = (n + L.per_byte - 1) / L.per_byte;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, slots), [&](const std::size_t t) {
@@ -131,7 +138,6 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   Kokkos::parallel_for(
       "minisgd::loco_load", Kokkos::RangePolicy<ExecSpace>(0, v.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) { v(i) = std::size_t(i) < d ? float(local(i)) : 0.0f; });
-  add_error(v_, sent_error_.codes, sent_error_.steps, L);
   compensated_quantize(v_, ranks, L, beta_, sent_error_.codes, sent_error_.steps, send_.device);
   comm_.alltoall(send_.to_host(), received_.host.data(), L.bytes, comm::DType::u8);
   received_.to_device();
@@ -140,22 +146,29 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const auto received = received_.device;
   const auto owned_v = owned_v_;
   Kokkos::parallel_for(
-      "minisgd::loco_sum_chunks", Kokkos::RangePolicy<ExecSpace>(0, L.length),
-      KOKKOS_LAMBDA(const std::int64_t j) {
-        float s = 0;
-        for (int p = 0; p < ranks; ++p) s += L.value(&received(p * L.bytes), j);
-        owned_v(j) = s;
+      "minisgd::loco_sum_chunks", groups_of(1, L), KOKKOS_LAMBDA(const Team& team) {
+        const Group G = group_of(team, L);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, G.n), [&](const std::size_t t) {
+          const std::size_t j = G.first + t;
+          float s = 0;
+          for (int p = 0; p < ranks; ++p) s += L.value(&received(p * L.bytes), G.g, j);
+          owned_v(j) = s;
+        });
       });
-  add_error(owned_v_, owned_error_.codes, owned_error_.steps, L);
   compensated_quantize(owned_v_, 1, L, beta_, owned_error_.codes, owned_error_.steps,
                        owned_.device);
   comm_.allgather(owned_.to_host(), gathered_.host.data(), L.bytes, comm::DType::u8);
   gathered_.to_device();
   const auto gathered = gathered_.device;
   Kokkos::parallel_for(
-      "minisgd::loco_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        sum(i) = T(L.value(&gathered((i / L.length) * L.bytes), i % L.length));
+      "minisgd::loco_decode", groups_of(ranks, L), KOKKOS_LAMBDA(const Team& team) {
+        const Group G = group_of(team, L);
+        const std::uint8_t* chunk = &gathered(G.chunk * L.bytes);
+        const std::size_t base = G.chunk * L.length + G.first;  // the first value's index
+        const std::size_t n = base >= d ? 0 : kmin(G.n, d - base);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const std::size_t t) {
+          sum(base + t) = T(L.value(chunk, G.g, G.first + t));
+        });
       });
   ++step_;
 }

@@ -71,8 +71,8 @@ struct ChunkLayout {
     for (int j = 0; j < 4; ++j) chunk[4 * g + j] = std::uint8_t(u >> (8 * j));
   }
   KOKKOS_INLINE_FUNCTION int code(const std::uint8_t* chunk, std::size_t j) const {
-    const std::uint8_t byte = chunk[4 * groups + j / per_byte];
-    const int shift = int(j % per_byte) * 4;
+    const std::uint8_t byte = chunk[4 * groups + (j >> (per_byte - 1))];  // per_byte: 1 or 2
+    const int shift = int(j & std::size_t(per_byte - 1)) * 4;
     const int raw = (byte >> shift) & ((1 << bits) - 1);
     return raw >= (1 << (bits - 1)) ? raw - (1 << bits) : raw;  // two's complement
   }
@@ -82,8 +82,10 @@ struct ChunkLayout {
     chunk[4 * groups + j0 / per_byte] =
         std::uint8_t(per_byte == 2 ? (q0 & mask) | (q1 & mask) << 4 : (q0 & mask));
   }
-  KOKKOS_INLINE_FUNCTION float value(const std::uint8_t* chunk, std::size_t j) const {
-    return dequantize(code(chunk, j), step(chunk, j / group));
+  /// Value j of group g of a chunk (j counted from the chunk's start).
+  KOKKOS_INLINE_FUNCTION float value(const std::uint8_t* chunk, std::size_t g,
+                                     std::size_t j) const {
+    return dequantize(code(chunk, j), step(chunk, g));
   }
 };
 
