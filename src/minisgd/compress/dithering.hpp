@@ -52,17 +52,44 @@ KOKKOS_INLINE_FUNCTION std::int32_t load_level(const std::uint8_t* codes, int by
   return reinterpret_cast<const std::int32_t*>(codes)[i];
 }
 
+/// r[j] = sr_bits(key, step, first + j) for j < N: one loop the compiler vectorizes (each
+/// element's bits are a Philox evaluation, tens of multiplies, the bulk of a dithering kernel).
+template <int N>
+KOKKOS_INLINE_FUNCTION void random_bits(std::uint64_t key, std::uint64_t step, std::uint64_t first,
+                                        std::uint32_t* r) {
+  for (int j = 0; j < N; ++j) r[j] = precision::sr_bits(key, step, first + j);
+}
+
+/// Elements a work item dithers: on a host 16, whose random bits come from one vectorized loop;
+/// on a device one a thread.
+constexpr int kDitherBlock = kHostMemory ? 16 : 1;
+
+/// f(i, r) for i < n in kernel `name`, r the random bits of element first + i at (key, step):
+/// the same bits and results however the elements are grouped.
+template <class F>
+void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint64_t step,
+                 std::uint64_t first, const F& f) {
+  constexpr int B = kDitherBlock;
+  Kokkos::parallel_for(
+      name, Kokkos::RangePolicy<ExecSpace>(0, (n + B - 1) / B),
+      KOKKOS_LAMBDA(const std::int64_t b) {
+        const std::int64_t i0 = b * B;
+        std::uint32_t r[B];
+        random_bits<B>(key, step, first + std::uint64_t(i0), r);
+        const int m = n - i0 < B ? int(n - i0) : B;
+        for (int j = 0; j < m; ++j) f(i0 + j, r[j]);
+      });
+}
+
 /// codes[i] = SR(local(i)·factor) within ±levels, with the random bits of element first + i
 /// at (key, step).
 template <class T>
 void encode_levels(const Vector<T>& local, double factor, int levels, std::uint64_t key,
                    std::uint64_t step, std::uint64_t first, int bytes, std::uint8_t* codes) {
-  Kokkos::parallel_for(
-      "minisgd::encode_levels", Kokkos::RangePolicy<ExecSpace>(0, local.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        store_level(codes, bytes, i,
-                    stochastic_level(double(local(i)) * factor, levels,
-                                     precision::sr_bits(key, step, first + i)));
+  dither_each(
+      "minisgd::encode_levels", local.extent(0), key, step, first,
+      KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
+        store_level(codes, bytes, i, stochastic_level(double(local(i)) * factor, levels, random));
       });
 }
 

@@ -94,11 +94,10 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
   const double range = 2.0 * comm_.size() * scale;
   const std::uint64_t key = stream_key(seed_, 0), step = step_;
   const std::uint64_t first = std::uint64_t(comm_.rank()) * d_;
-  Kokkos::parallel_for(
-      "minisgd::global_qsgd_encode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        codes(i) =
-            exp_dither::encode(double(local(i)) / range, precision::sr_bits(key, step, first + i));
+  dither_each(
+      "minisgd::global_qsgd_encode_exponential", d_, key, step, first,
+      KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
+        codes(i) = exp_dither::encode(double(local(i)) / range, random);
       });
   const std::uint64_t seed = seed_;
   comm::merge_allreduce(
@@ -107,10 +106,13 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
                    std::size_t n, const comm::PlanStep& s) {
         const std::uint64_t merge_key =
             stream_key(seed, 1 + (std::uint64_t(s.round) << 32) + std::uint64_t(s.merge_id));
-        host_for("minisgd::exp_dither_merge", n, [=](std::size_t i) {
-          const std::uint64_t e = 2 * (first_elem + i);
-          own[i] = exp_dither::merge(own[i], received[i], precision::sr_bits(merge_key, step, e),
-                                     precision::sr_bits(merge_key, step, e + 1));
+        // Element i draws the bits of 2i and 2i + 1: 16 elements' 32 in one vectorized loop.
+        constexpr std::size_t B = 16;
+        host_for("minisgd::exp_dither_merge", (n + B - 1) / B, [=](std::size_t b) {
+          std::uint32_t r[2 * B];
+          random_bits<2 * B>(merge_key, step, 2 * (first_elem + b * B), r);
+          for (std::size_t j = 0, i = b * B; j < B && i < n; ++j, ++i)
+            own[i] = exp_dither::merge(own[i], received[i], r[2 * j], r[2 * j + 1]);
         });
       });
   codes_.to_device();

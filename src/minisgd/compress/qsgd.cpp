@@ -43,11 +43,10 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const bool exponential = exponential_;
   if (exponential) {
     const double inv = scale > 0 ? 1.0 / (2 * scale) : 0.0;
-    Kokkos::parallel_for(
-        "minisgd::qsgd_encode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
-        KOKKOS_LAMBDA(const std::int64_t i) {
-          codes(i) =
-              exp_dither::encode(double(local(i)) * inv, precision::sr_bits(key, step, first + i));
+    dither_each(
+        "minisgd::qsgd_encode_exponential", d_, key, step, first,
+        KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
+          codes(i) = exp_dither::encode(double(local(i)) * inv, random);
         });
   } else {
     encode_levels(local, scale > 0 ? levels / scale : 0.0, int(levels), key, step, first,
