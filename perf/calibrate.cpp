@@ -8,7 +8,7 @@
 // training loop on a problem too small for its kernels to matter; the node's cores and a context
 // switch; α from the same loop over every rank against each rank alone; the cost of a collective's
 // bytes from the training communicator's AllReduce at 1 KiB to 16 MiB with every rank taking part
-// (β at 1 MiB).
+// (β at 1 MiB); each compressor's encode and decode per gradient value at one rank.
 #include <mpi.h>
 
 #include <unistd.h>
@@ -24,6 +24,7 @@
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
+#include "minisgd/compress/compressor.hpp"
 #include "minisgd/config/deck.hpp"
 #include "minisgd/core/huge_pages.hpp"
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
@@ -109,6 +110,29 @@ double widening_seconds() {
   const double values = 16.0 * 32 * 2000, narrow = margins_seconds<precision::bf16>();
   const double wide = margins_seconds<float>();
   return std::max((narrow - wide * (2000.0 * 2 + 8) / (2000.0 * 4 + 8)) / values, 1e-12);
+}
+
+// Seconds per gradient value of one compressor's reduce() at one rank (encode and decode; the
+// collective a copy or nothing), default parameters, on the paper decks' d = 2000: what
+// perf/bench_compress times.
+double compress_value_seconds(CompressionMethod method) {
+  constexpr std::int64_t d = 2000;
+  const Config deck =
+      parse_deck("compression: {method: " + std::string(to_string(method)) + "}", "calibrate");
+  comm::MpiCommunicator self(MPI_COMM_SELF);
+  const auto compressor = compress::make_compressor<float>(deck.compression, 42, d, self);
+  const Vector<float> local("local", d), sum("sum", d);
+  Kokkos::parallel_for(
+      "calibrate::gradient", Kokkos::RangePolicy<ExecSpace>(0, d),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        local(i) = float(std::sin(0.37 * double(i)) * (1 + i % 13));
+      });
+  constexpr int calls = 50;
+  return best_seconds(5,
+                      [&] {
+                        for (int c = 0; c < calls; ++c) compressor->reduce(local, sum);
+                      }) /
+         (calls * double(d));
 }
 
 template <class In, class Acc>
@@ -391,6 +415,9 @@ perfmodel::Machine kernel_figures() {
   m.gram_scratch_passes = gram_scratch_passes(fp32_path);
   m.gram_bf16_scratch_passes = gram_scratch_passes(bf16_path);
   m.scalar_Fps = recurrence_rate();
+  for (const auto& [method, name] : names(CompressionMethod{}))
+    if (method != CompressionMethod::none)
+      m.compress_value_s[std::size_t(method)] = compress_value_seconds(method);
   return m;
 }
 
@@ -403,6 +430,14 @@ void print_machine(const perfmodel::Machine& m, int P) {
     curve += pair;
   }
   const std::string transfer = curve.empty() ? "" : ",\n  transfer_us: [" + curve + "]";
+  std::string compressors;  // ns per value, by the deck's method names
+  for (const auto& [method, name] : names(CompressionMethod{})) {
+    if (method == CompressionMethod::none) continue;
+    char entry[64];
+    std::snprintf(entry, sizeof entry, "%s%s: %.4g", compressors.empty() ? "" : ", ", name,
+                  std::max(m.compress_value_s[std::size_t(method)] * 1e9, 1e-3));
+    compressors += entry;
+  }
   char sync[48] = "";  // devices only: a host's file leaves sync_us out
   if (m.sync_s > 0) std::snprintf(sync, sizeof sync, "  sync_us: %.4g\n", m.sync_s * 1e6);
   std::printf(
@@ -413,7 +448,8 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "16 on one column, CA-SGD's recurrence and "
       "partial margins (bf16, fp32) at s = 16, b = 32, the training loop on one column (%s "
       "time), the scheduler (two threads on one core; comm.emulate's wait), SGD's loop and "
-      "AllReduce at 8 B and 1 KiB to 16 MiB over %d rank(s)\"\n"
+      "AllReduce at 8 B and 1 KiB to 16 MiB over %d rank(s), each compressor's encode and "
+      "decode at one rank, d = 2000\"\n"
       "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g}\n"
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n%s"
@@ -424,7 +460,8 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "ca_row_ns: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, wait_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
-      "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n",
+      "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n"
+      "compressors: {%s}  # ns per gradient value, encode and decode at one rank, d = 2000\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
       m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
       m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
@@ -435,7 +472,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
       std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores,
       std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
       P > 1 ? (", ranks: " + std::to_string(P)).c_str() : "", transfer.c_str(),
-      P > 1 ? "" : "  # not measured at one rank: placeholders");
+      P > 1 ? "" : "  # not measured at one rank: placeholders", compressors.c_str());
 }
 
 }  // namespace
@@ -504,6 +541,8 @@ int main(int argc, char** argv) {
                       &m.decode_s, &m.ca_row_s, &m.sgd_step_host_s, &m.ca_outer_host_s,
                       &m.ca_inner_host_s, &m.wait_overshoot_s, &m.switch_s})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, m.compress_value_s.data(), int(m.compress_value_s.size()),
+                  MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;
     m.transfer = transfer;

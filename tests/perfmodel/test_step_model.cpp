@@ -373,6 +373,24 @@ TEST(StepModel, CompressorsSendTheirFractionOfDense) {
   EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 8 * 20);
 }
 
+// A compressor's encode and decode cost what the calibration measured per value where the
+// machine file has it, else four passes over the gradient at the streaming rate.
+TEST(StepModel, ACompressorCostsWhatItWasMeasuredToCost) {
+  Workload w;
+  w.ranks = 2;
+  w.batch = 256;
+  w.features = 2000;
+  w.compression.method = CompressionMethod::loco;
+  Machine m = machine();
+  const double streamed = predict_step(w, m).compute_s;
+  m.compress_value_s[std::size_t(CompressionMethod::loco)] = 12e-9;
+  const double measured = predict_step(w, m).compute_s;
+  const double four_passes = 4.0 * w.arithmetic_bytes * 2000 / (20e9 * 0.7);
+  EXPECT_NEAR(measured - streamed, 2000 * 12e-9 - four_passes, 1e-15);
+  m.compress_value_s[std::size_t(CompressionMethod::aps)] = 1e-6;  // another method's figure
+  EXPECT_DOUBLE_EQ(predict_step(w, m).compute_s, measured);
+}
+
 // Where latency dominates (many ranks, few local columns, a slow network) the model picks
 // s > 1; where the network is free it keeps s = 1.
 TEST(StepModel, BestStepsFollowTheLatency) {
@@ -541,6 +559,15 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   refused(with_curve("[[1024, fast]]"), "expected a [bytes, us] pair of numbers");
   refused(with_curve("[[0, 1]]"), "bytes must be > 0");
   refused(with_curve("7"), "network.transfer_us: expected a list of [bytes, us] pairs");
+  // Each compressor's encode and decode per value: optional, by the deck's method names.
+  EXPECT_EQ(m.compress_value_s[std::size_t(CompressionMethod::aps)], 0);
+  const Machine coded =
+      perfmodel::parse_machine(good + "compressors: {aps: 9.5, global-qsgd: 8}\n", "m.yaml");
+  EXPECT_DOUBLE_EQ(coded.compress_value_s[std::size_t(CompressionMethod::aps)], 9.5e-9);
+  EXPECT_DOUBLE_EQ(coded.compress_value_s[std::size_t(CompressionMethod::global_qsgd)], 8e-9);
+  EXPECT_EQ(coded.compress_value_s[std::size_t(CompressionMethod::loco)], 0);
+  refused(good + "compressors: {apps: 9}\n", "m.yaml:9: compressors.apps: unknown key");
+  refused(good + "compressors: {loco: 0}\n", "compressors.loco: must be > 0");
   std::string no_host = good;
   no_host.replace(no_host.find("host:"), 0, "#");
   refused(no_host, "host: expected a map of keys");

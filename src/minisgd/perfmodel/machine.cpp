@@ -100,7 +100,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (k != "name" && k != "source" && k != "memory" && k != "kernels" && k != "host" &&
-        k != "network")
+        k != "network" && k != "compressors")
       throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + k +
                        ": unknown key");
   }
@@ -136,6 +136,13 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.network_Bps = network.number("bandwidth_GBps", 1e9);
   m.transfer = network.curve("transfer_us");
   m.network_ranks = network.optional("ranks", 1, 0);
+  if (root["compressors"]) {  // optional: ns per value, by the deck's method names
+    Section compressors(root, "compressors", origin);
+    for (const auto& [method, name] : names(CompressionMethod{}))
+      if (method != CompressionMethod::none)
+        m.compress_value_s[std::size_t(method)] = compressors.optional(name, 1e-9, 0);
+    compressors.finish();
+  }
   memory.finish();
   kernels.finish();
   host.finish();

@@ -2,9 +2,12 @@
 // A machine as the performance model sees it (docs/performance_model.md): per-rank memory
 // bandwidth and kernel rates (γ), the network's latency and bandwidth (α, β). Read from a YAML
 // file under perf/machines/; `perf/calibrate` writes one for the machine it runs on.
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "minisgd/config/config.hpp"
 
 namespace minisgd::perfmodel {
 
@@ -32,7 +35,11 @@ struct Machine {
   // fp32/fp64 inputs, and for bf16 ones (widened for BLAS where oneDNN cannot take them).
   double gram_scratch_passes = 0;
   double gram_bf16_scratch_passes = 0;
-  double decode_s = 0;    // per stored value widened to the arithmetic (bf16 X, fp32 work)
+  double decode_s = 0;  // per stored value widened to the arithmetic (bf16 X, fp32 work)
+  // Per gradient value, each compressor's encode and decode at one rank with its default
+  // parameters, by CompressionMethod (perf/calibrate; the `compressors` section); 0 where not
+  // measured: then four passes over the gradient at the streaming rate.
+  std::array<double, 8> compress_value_s{};
   double ca_row_s = 0;    // per row of CA-SGD beyond row_s (three passes over a row, not one)
   double scalar_Fps = 0;  // small dense work: the CA-SGD recurrence
   // The host's share of a step, beside the kernels: step planning, the stepper's small host to

@@ -105,7 +105,14 @@ void gradient_exchange(Ledger& L, double d) {
     L.allreduce(A * d);
     return;
   }
-  L.stream(4 * A * d);  // encode reads g, writes codes; decode reads codes, writes the sum
+  // Encode and decode: as measured at one rank (perf/calibrate; 8-25x the four passes below on
+  // a CPU, docs/performance.md, "The compressors' own work"), else four passes at the streaming
+  // rate: encode reads g, writes codes; decode reads codes, writes the sum.
+  const double per_value = L.m.compress_value_s[std::size_t(c.method)];
+  if (per_value > 0)
+    L.device(d * per_value);
+  else
+    L.stream(4 * A * d);
   L.launches(3);
   switch (c.method) {
     case CompressionMethod::none: break;
