@@ -47,7 +47,8 @@ class TopKSelector {
   static constexpr int kBins = 1 << 11;  // the widest digit's values
   Vector<std::int32_t> counts_;          // keys per value of the digit a pass looks at
   Vector<std::int32_t>::HostMirror host_counts_;
-  Kokkos::Experimental::ScatterView<std::int32_t*, Kokkos::LayoutRight, ExecSpace> histogram_;
+  Kokkos::Experimental::ScatterView<std::int32_t*, Vector<std::int32_t>::array_layout, ExecSpace>
+      histogram_;  // the counts' layout: contribute requires it (on a GPU LayoutLeft)
 };
 
 template <class T>
