@@ -11,15 +11,10 @@
 // caches together), default parameters of each method (docs/compression.md).
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <cstdint>
-#include <memory>
 #include <string>
 
-#include "minisgd/comm/mpi_communicator.hpp"
-#include "minisgd/compress/compressor.hpp"
-#include "minisgd/config/deck.hpp"
-#include "support/fixtures.hpp"
+#include "support/one_rank_compressor.hpp"
 #include "support/stream_timing.hpp"
 
 namespace {
@@ -29,20 +24,9 @@ using namespace minisgd;
 template <class T>
 void BM_Compress(benchmark::State& state, CompressionMethod method) {
   const std::int64_t d = state.range(0);
-  const Config deck =
-      parse_deck("compression: {method: " + std::string(to_string(method)) + "}", "bench_compress");
-  comm::MpiCommunicator self(MPI_COMM_SELF);
-  const std::unique_ptr<compress::Compressor<T>> compressor =
-      compress::make_compressor<T>(deck.compression, 42, std::size_t(d), self);
-  // A gradient of mixed magnitudes and signs, as the row sums of a batch are.
-  const Vector<T> local = perf::stream_view<Vector<T>>("local", d);
-  const Vector<T> sum = perf::stream_view<Vector<T>>("sum", d);
-  Kokkos::parallel_for(
-      "bench::gradient", Kokkos::RangePolicy<ExecSpace>(0, d), KOKKOS_LAMBDA(const std::int64_t i) {
-        local(i) = T(std::sin(0.37 * double(i)) * double(1 + i % 13));
-      });
+  perf::OneRankCompressor<T> one(method, d);
   perf::time_streaming(state, 4.0 * double(d) * double(sizeof(T)),
-                       [&](std::int64_t) { compressor->reduce(local, sum); });
+                       [&](std::int64_t) { one.reduce(); });
 }
 
 /// One benchmark per method, named BM_Compress<method>.

@@ -24,7 +24,6 @@
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
-#include "minisgd/compress/compressor.hpp"
 #include "minisgd/config/deck.hpp"
 #include "minisgd/core/huge_pages.hpp"
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
@@ -35,6 +34,7 @@
 #include "minisgd/precision/storage_types.hpp"
 #include "support/ceilings.hpp"
 #include "support/fixtures.hpp"
+#include "support/one_rank_compressor.hpp"
 #include "support/scheduler.hpp"
 
 namespace {
@@ -117,20 +117,11 @@ double widening_seconds() {
 // perf/bench_compress times.
 double compress_value_seconds(CompressionMethod method) {
   constexpr std::int64_t d = 2000;
-  const Config deck =
-      parse_deck("compression: {method: " + std::string(to_string(method)) + "}", "calibrate");
-  comm::MpiCommunicator self(MPI_COMM_SELF);
-  const auto compressor = compress::make_compressor<float>(deck.compression, 42, d, self);
-  const Vector<float> local("local", d), sum("sum", d);
-  Kokkos::parallel_for(
-      "calibrate::gradient", Kokkos::RangePolicy<ExecSpace>(0, d),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        local(i) = float(std::sin(0.37 * double(i)) * (1 + i % 13));
-      });
+  perf::OneRankCompressor<float> one(method, d);
   constexpr int calls = 50;
   return best_seconds(5,
                       [&] {
-                        for (int c = 0; c < calls; ++c) compressor->reduce(local, sum);
+                        for (int c = 0; c < calls; ++c) one.reduce();
                       }) /
          (calls * double(d));
 }

@@ -60,9 +60,10 @@ KOKKOS_INLINE_FUNCTION void random_bits(std::uint64_t key, std::uint64_t step, s
   for (int j = 0; j < N; ++j) r[j] = precision::sr_bits(key, step, first + j);
 }
 
-/// Elements a work item dithers: on a host 16, whose random bits come from one vectorized loop;
-/// on a device one a thread.
-constexpr int kDitherBlock = kHostMemory ? 16 : 1;
+/// Elements a host work item dithers: their random bits come from one vectorized loop.
+constexpr int kHostDitherBlock = 16;
+/// Elements a work item of the execution space dithers (on a device one a thread).
+constexpr int kDitherBlock = kHostMemory ? kHostDitherBlock : 1;
 
 /// f(i, r) for i < n in kernel `name`, r the random bits of element first + i at (key, step):
 /// the same bits and results however the elements are grouped.

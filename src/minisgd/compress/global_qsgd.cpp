@@ -106,8 +106,8 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
                    std::size_t n, const comm::PlanStep& s) {
         const std::uint64_t merge_key =
             stream_key(seed, 1 + (std::uint64_t(s.round) << 32) + std::uint64_t(s.merge_id));
-        // Element i draws the bits of 2i and 2i + 1: 16 elements' 32 in one vectorized loop.
-        constexpr std::size_t B = 16;
+        // Element i draws the bits of 2i and 2i + 1: a block's in one vectorized loop.
+        constexpr std::size_t B = kHostDitherBlock;
         host_for("minisgd::exp_dither_merge", (n + B - 1) / B, [=](std::size_t b) {
           std::uint32_t r[2 * B];
           random_bits<2 * B>(merge_key, step, 2 * (first_elem + b * B), r);
