@@ -35,8 +35,8 @@ struct OneRankCompressor {
   /// `method` with its default parameters (docs/compression.md) on d values.
   OneRankCompressor(CompressionMethod method, std::int64_t d)
       : local(stream_view<Vector<T>>("local", d)), sum(stream_view<Vector<T>>("sum", d)) {
-    const Config deck = parse_deck(
-        "compression: {method: " + std::string(to_string(method)) + "}", "one_rank_compressor");
+    const Config deck = parse_deck("compression: {method: " + std::string(to_string(method)) + "}",
+                                   "one_rank_compressor");
     compressor = compress::make_compressor<T>(deck.compression, 42, std::size_t(d), self);
     fill_gradient(local);
   }
