@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "support/one_rank_compressor.hpp"
+#include "support/local_compressor.hpp"
 #include "support/stream_timing.hpp"
 
 namespace {
@@ -24,7 +24,7 @@ using namespace minisgd;
 template <class T>
 void BM_Compress(benchmark::State& state, CompressionMethod method) {
   const std::int64_t d = state.range(0);
-  perf::OneRankCompressor<T> one(method, d);
+  perf::LocalCompressor<T> one(method, d);
   perf::time_streaming(state, 4.0 * double(d) * double(sizeof(T)),
                        [&](std::int64_t) { one.reduce(); });
 }

@@ -8,7 +8,8 @@
 // training loop on a problem too small for its kernels to matter; the node's cores and a context
 // switch; α from the same loop over every rank against each rank alone; the cost of a collective's
 // bytes from the training communicator's AllReduce at 1 KiB to 16 MiB with every rank taking part
-// (β at 1 MiB); each compressor's encode and decode per gradient value at one rank.
+// (β at 1 MiB); each compressor's encode and decode per gradient value at one rank, and what its
+// merges cost per value merged at two ranks.
 #include <mpi.h>
 
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
+#include "minisgd/compress/sparse.hpp"
 #include "minisgd/config/deck.hpp"
 #include "minisgd/core/huge_pages.hpp"
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
@@ -34,7 +36,7 @@
 #include "minisgd/precision/storage_types.hpp"
 #include "support/ceilings.hpp"
 #include "support/fixtures.hpp"
-#include "support/one_rank_compressor.hpp"
+#include "support/local_compressor.hpp"
 #include "support/scheduler.hpp"
 
 namespace {
@@ -117,13 +119,41 @@ double widening_seconds() {
 // perf/bench_compress times.
 double compress_value_seconds(CompressionMethod method) {
   constexpr std::int64_t d = 2000;
-  perf::OneRankCompressor<float> one(method, d);
+  perf::LocalCompressor<float> one(method, d);
   constexpr int calls = 50;
   return best_seconds(5,
                       [&] {
                         for (int c = 0; c < calls; ++c) one.reduce();
                       }) /
          (calls * double(d));
+}
+
+// Seconds per value merged by a merge collective: what one reduce() takes as rank 0 of two
+// mirrored ranks (perf/support/mirror_communicator.hpp: no network) beyond its time alone, over
+// the values merged at P = 2: half the gradient's for an elementwise merge, the k pairs of
+// gTop-k's top-k merge. On the paper decks' d = 2000, but gTop-k with k = 2000 (d = 20 000 at
+// density 0.1: the default's k = 20 would be lost in the noise of the selection's time).
+// Global-QSGD with exponential dithering (standard dithering sums its integer codes in the
+// network library's AllReduce).
+double merge_value_seconds(CompressionMethod method) {
+  const bool gtopk = method == CompressionMethod::gtopk;
+  const std::int64_t d = gtopk ? 20000 : 2000;
+  const std::string params = gtopk                                      ? "density: 0.1"
+                             : method == CompressionMethod::global_qsgd ? "dithering: exponential"
+                                                                        : "";
+  perf::LocalCompressor<float> alone(method, d, 1, params), paired(method, d, 2, params);
+  // The two alternated, each keeping its least: a slow spell of the machine spoils one round of
+  // one of them, not their difference.
+  double least_alone = 1e30, least_paired = 1e30;
+  for (int round = 0; round < 5; ++round)
+    for (auto [c, least] : {std::pair{&alone, &least_alone}, std::pair{&paired, &least_paired}}) {
+      constexpr int calls = 20;
+      *least = std::min(*least, best_seconds(3, [&] {
+                                  for (int k = 0; k < calls; ++k) c->reduce();
+                                }) / calls);
+    }
+  const double merged = gtopk ? double(compress::top_k_count(std::size_t(d), 0.1)) : d / 2.0;
+  return std::max((least_paired - least_alone) / merged, 1e-12);
 }
 
 template <class In, class Acc>
@@ -409,6 +439,9 @@ perfmodel::Machine kernel_figures() {
   for (const auto& [method, name] : names(CompressionMethod{}))
     if (method != CompressionMethod::none)
       m.compress_value_s[std::size_t(method)] = compress_value_seconds(method);
+  for (const auto& [method, name] : names(CompressionMethod{}))
+    if (perfmodel::merges_payloads(method))
+      m.merge_value_s[std::size_t(method)] = merge_value_seconds(method);
   return m;
 }
 
@@ -429,6 +462,14 @@ void print_machine(const perfmodel::Machine& m, int P) {
                   std::max(m.compress_value_s[std::size_t(method)] * 1e9, 1e-3));
     compressors += entry;
   }
+  std::string merges;  // ns per value merged, by the deck's method names
+  for (const auto& [method, name] : names(CompressionMethod{})) {
+    if (!perfmodel::merges_payloads(method)) continue;
+    char entry[64];
+    std::snprintf(entry, sizeof entry, "%s%s: %.4g", merges.empty() ? "" : ", ", name,
+                  std::max(m.merge_value_s[std::size_t(method)] * 1e9, 1e-3));
+    merges += entry;
+  }
   char sync[48] = "";  // devices only: a host's file leaves sync_us out
   if (m.sync_s > 0) std::snprintf(sync, sizeof sync, "  sync_us: %.4g\n", m.sync_s * 1e6);
   std::printf(
@@ -440,7 +481,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "partial margins (bf16, fp32) at s = 16, b = 32, the training loop on one column (%s "
       "time), the scheduler (two threads on one core; comm.emulate's wait), SGD's loop and "
       "AllReduce at 8 B and 1 KiB to 16 MiB over %d rank(s), each compressor's encode and "
-      "decode at one rank, d = 2000\"\n"
+      "decode at one rank and its merges at two mirrored ranks, d = 2000\"\n"
       "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g}\n"
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n%s"
@@ -452,7 +493,9 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, wait_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
       "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n"
-      "compressors: {%s}  # ns per gradient value, encode and decode at one rank, d = 2000\n",
+      "compressors: {%s}  # ns per gradient value, encode and decode at one rank, d = 2000\n"
+      "merges: {%s}  # ns per value merged, at two mirrored ranks beyond one, d = 2000 "
+      "(gtopk: k = 2000)\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
       m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
       m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
@@ -463,7 +506,8 @@ void print_machine(const perfmodel::Machine& m, int P) {
       std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores,
       std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
       P > 1 ? (", ranks: " + std::to_string(P)).c_str() : "", transfer.c_str(),
-      P > 1 ? "" : "  # not measured at one rank: placeholders", compressors.c_str());
+      P > 1 ? "" : "  # not measured at one rank: placeholders", compressors.c_str(),
+      merges.c_str());
 }
 
 }  // namespace
@@ -532,8 +576,9 @@ int main(int argc, char** argv) {
                       &m.decode_s, &m.ca_row_s, &m.sgd_step_host_s, &m.ca_outer_host_s,
                       &m.ca_inner_host_s, &m.wait_overshoot_s, &m.switch_s})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, m.compress_value_s.data(), int(m.compress_value_s.size()),
-                  MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (auto* figures : {&m.compress_value_s, &m.merge_value_s})
+      MPI_Allreduce(MPI_IN_PLACE, figures->data(), int(figures->size()), MPI_DOUBLE, MPI_MAX,
+                    MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;
     m.transfer = transfer;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
 
 #include "minisgd/compress/aps_codec.hpp"
@@ -123,6 +124,34 @@ TEST(MergePlan, MergeTreesAreBalanced) {
               << "P " << P << " rank " << r << " element " << i;
         }
     }
+}
+
+// The elements merged on the critical path (every stage's busiest rank, stages in turn) are
+// what schedule_time prices: halving (p2−1)/p2·n, plus n for a fold-in; a whole merge n per
+// round; shifted trees (P−1)/P·n.
+TEST(MergePlan, MergedElementsMatchTheScheduleTime) {
+  for (int P = 1; P <= 33; ++P) {
+    const int p2 = comm::fold_in_size(P);
+    const std::size_t n = 5 * std::size_t(P) * std::size_t(p2);  // divisible by P and p2
+    for (const auto& [shape, schedule] :
+         {std::pair{MergeShape::elementwise, kHalving},
+          std::pair{MergeShape::elementwise, kShifted}, std::pair{MergeShape::whole, kHalving}}) {
+      std::map<int, std::vector<std::size_t>> merged;  // stage → elements merged by each rank
+      for (int r = 0; r < P; ++r)
+        for (const comm::PlanStep& step : comm::make_merge_plan(P, r, n, shape, schedule).steps)
+          if (step.merges()) {
+            auto& stage = merged[step.stage];
+            stage.resize(P);
+            stage[r] += comm::element_count(step.recv);
+          }
+      double critical = 0;
+      for (const auto& [stage, ranks] : merged)
+        critical += double(*std::max_element(ranks.begin(), ranks.end()));
+      EXPECT_DOUBLE_EQ(comm::schedule_time(schedule, shape, P, double(n), 1, {}).merged, critical)
+          << "P " << P << (shape == MergeShape::whole ? " whole" : " elementwise")
+          << (schedule == kShifted ? " shifted trees" : " halving");
+    }
+  }
 }
 
 // Shifted trees where they are cheaper: elementwise merges at P ≠ 2^k. Halving at P = 2^k

@@ -391,6 +391,32 @@ TEST(StepModel, ACompressorCostsWhatItWasMeasuredToCost) {
   EXPECT_DOUBLE_EQ(predict_step(w, m).compute_s, measured);
 }
 
+// A merge collective's arithmetic costs the calibrated figure per value merged on its critical
+// path: nothing at one rank; at P = 2 half the gradient's values (the halving schedule's one
+// reduce round), whether a payload element holds one code or two; at P = 3 the shifted trees' 2/3
+// of it; gTop-k at P = 4 two rounds of k = 20 pairs. Methods without a merge ignore the figure.
+TEST(StepModel, AMergeCostsItsMergedValues) {
+  const auto extra = [](CompressionMethod method, int P, const char* aps_format = "e5m2") {
+    Workload w;
+    w.ranks = P;
+    w.batch = 48;
+    w.features = 2000;
+    w.compression.method = method;
+    w.compression.aps.format = aps_format;
+    Machine m = machine();
+    const double unpriced = predict_step(w, m).compute_s;
+    m.merge_value_s[std::size_t(method)] = 10e-9;
+    return predict_step(w, m).compute_s - unpriced;
+  };
+  EXPECT_EQ(extra(CompressionMethod::aps, 1), 0);
+  EXPECT_NEAR(extra(CompressionMethod::aps, 2), 1000 * 10e-9, 1e-15);
+  EXPECT_NEAR(extra(CompressionMethod::aps, 2, "e2m1"), 1000 * 10e-9, 1e-15);  // 2 codes a byte
+  EXPECT_NEAR(extra(CompressionMethod::aps, 3), 2000.0 * 2 / 3 * 10e-9, 1e-15);
+  EXPECT_NEAR(extra(CompressionMethod::cast, 4), 2000.0 * 3 / 4 * 10e-9, 1e-15);
+  EXPECT_NEAR(extra(CompressionMethod::gtopk, 4), 2 * 20 * 10e-9, 1e-15);
+  EXPECT_EQ(extra(CompressionMethod::loco, 4), 0);
+}
+
 // Where latency dominates (many ranks, few local columns, a slow network) the model picks
 // s > 1; where the network is free it keeps s = 1.
 TEST(StepModel, BestStepsFollowTheLatency) {
@@ -568,6 +594,14 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   EXPECT_EQ(coded.compress_value_s[std::size_t(CompressionMethod::loco)], 0);
   refused(good + "compressors: {apps: 9}\n", "m.yaml:9: compressors.apps: unknown key");
   refused(good + "compressors: {loco: 0}\n", "compressors.loco: must be > 0");
+  // Each merging method's arithmetic per value merged: optional; the others have no merge.
+  const Machine merging =
+      perfmodel::parse_machine(good + "merges: {aps: 9, gtopk: 12.5}\n", "m.yaml");
+  EXPECT_DOUBLE_EQ(merging.merge_value_s[std::size_t(CompressionMethod::aps)], 9e-9);
+  EXPECT_DOUBLE_EQ(merging.merge_value_s[std::size_t(CompressionMethod::gtopk)], 12.5e-9);
+  EXPECT_EQ(merging.merge_value_s[std::size_t(CompressionMethod::cast)], 0);
+  refused(good + "merges: {loco: 3}\n", "m.yaml:9: merges.loco: unknown key");
+  refused(good + "merges: {aps: -1}\n", "merges.aps: must be > 0");
   std::string no_host = good;
   no_host.replace(no_host.find("host:"), 0, "#");
   refused(no_host, "host: expected a map of keys");

@@ -23,22 +23,26 @@ int ceil_log2(int ranks) {
   return k;
 }
 
-ScheduleTime schedule_time(MergeSchedule schedule, MergeShape shape, int ranks, double bytes,
-                           const LinkCost& link) {
+ScheduleTime schedule_time(MergeSchedule schedule, MergeShape shape, int ranks, double count,
+                           double elem_bytes, const LinkCost& link) {
   ScheduleTime t;
   if (ranks <= 1) return t;
-  const double P = ranks, rounds = ceil_log2(ranks);
+  const double P = ranks, rounds = ceil_log2(ranks), n = count;
   const double p2 = fold_in_size(ranks), core_rounds = ceil_log2(int(p2));
-  const bool fold = ranks > p2;  // halving's fold-in and fold-out: one whole payload each
+  const double fold = ranks > p2 ? 1 : 0;  // halving's fold-in and fold-out: n elements each
   if (schedule == MergeSchedule::shifted_trees) {
+    // round k merges the chunks whose relative rank is ≡ 2^k (mod 2^(k+1)): P − 1 in all
     t.messages = 2 * rounds;
-    t.bytes = 2 * (P - 1) / P * bytes;
+    t.bytes = 2 * (P - 1) / P * n * elem_bytes;
+    t.merged = (P - 1) / P * n;
   } else if (shape == MergeShape::whole) {
-    t.messages = (fold ? 2 : 0) + core_rounds;
-    t.bytes = ((fold ? 2 : 0) + core_rounds) * bytes;
+    t.messages = 2 * fold + core_rounds;
+    t.bytes = (2 * fold + core_rounds) * n * elem_bytes;
+    t.merged = (fold + core_rounds) * n;
   } else {
-    t.messages = (fold ? 2 : 0) + 2 * core_rounds;
-    t.bytes = (fold ? 2 * bytes : 0) + 2 * (p2 - 1) / p2 * bytes;
+    t.messages = 2 * fold + 2 * core_rounds;
+    t.bytes = (2 * fold + 2 * (p2 - 1) / p2) * n * elem_bytes;
+    t.merged = (fold + (p2 - 1) / p2) * n;
   }
   t.latency_s = t.messages * link.alpha_s;
   t.bandwidth_s = t.bytes * link.seconds_per_byte;
@@ -48,9 +52,9 @@ ScheduleTime schedule_time(MergeSchedule schedule, MergeShape shape, int ranks, 
 MergeSchedule choose_schedule(MergeShape shape, int ranks, std::size_t count,
                               std::size_t elem_bytes, const LinkCost& link) {
   if (shape == MergeShape::whole || ranks <= 1) return MergeSchedule::halving;
-  const double bytes = double(count) * double(elem_bytes);
-  return schedule_time(MergeSchedule::shifted_trees, shape, ranks, bytes, link).total_s() <
-                 schedule_time(MergeSchedule::halving, shape, ranks, bytes, link).total_s()
+  const double n = double(count), e = double(elem_bytes);
+  return schedule_time(MergeSchedule::shifted_trees, shape, ranks, n, e, link).total_s() <
+                 schedule_time(MergeSchedule::halving, shape, ranks, n, e, link).total_s()
              ? MergeSchedule::shifted_trees
              : MergeSchedule::halving;
 }

@@ -78,16 +78,17 @@ struct LinkCost {
 };
 
 /// A schedule's critical path in the α-β model: the messages and bytes on it, and their
-/// latency (messages·α) and bandwidth (bytes·β) parts.
+/// latency (messages·α) and bandwidth (bytes·β) parts; and the received elements merged into
+/// the own ones on it (every stage's busiest rank), the merge's arithmetic.
 struct ScheduleTime {
-  double messages = 0, bytes = 0;
+  double messages = 0, bytes = 0, merged = 0;
   double latency_s = 0, bandwidth_s = 0;
   double total_s() const { return latency_s + bandwidth_s; }
 };
 
-/// The critical path of a schedule for `bytes` of payload per rank at P ranks.
-ScheduleTime schedule_time(MergeSchedule schedule, MergeShape shape, int ranks, double bytes,
-                           const LinkCost& link);
+/// The critical path of a schedule for `count` elements of `elem_bytes` per rank at P ranks.
+ScheduleTime schedule_time(MergeSchedule schedule, MergeShape shape, int ranks, double count,
+                           double elem_bytes, const LinkCost& link);
 
 /// The cheaper schedule for this merge (a whole merge is always halving; at P = 2^k the two
 /// cost the same and halving, which sends contiguous halves, is kept).

@@ -100,7 +100,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (k != "name" && k != "source" && k != "memory" && k != "kernels" && k != "host" &&
-        k != "network" && k != "compressors")
+        k != "network" && k != "compressors" && k != "merges")
       throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + k +
                        ": unknown key");
   }
@@ -142,6 +142,13 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
       if (method != CompressionMethod::none)
         m.compress_value_s[std::size_t(method)] = compressors.optional(name, 1e-9, 0);
     compressors.finish();
+  }
+  if (root["merges"]) {  // optional: ns per value merged, for the methods that merge
+    Section merges(root, "merges", origin);
+    for (const auto& [method, name] : names(CompressionMethod{}))
+      if (merges_payloads(method))
+        m.merge_value_s[std::size_t(method)] = merges.optional(name, 1e-9, 0);
+    merges.finish();
   }
   memory.finish();
   kernels.finish();

@@ -64,15 +64,19 @@ struct Ledger {
   void alltoall(double payload) {
     if (w.ranks > 1) charge(w.ranks - 1, (w.ranks - 1) * payload, log2p());
   }
-  // A merge collective: one point-to-point call (one emulated hop, one wait) per message.
-  void merge(comm::MergeShape shape, double count, double elem_bytes) {
+  // A merge collective: one point-to-point call (one emulated hop, one wait) per message, and
+  // on the host (comm/merge_allreduce.hpp) the arithmetic on the elements merged on its
+  // critical path, `values` gradient values each, at the method's calibrated figure.
+  void merge(comm::MergeShape shape, double count, double elem_bytes, double values = 1) {
     if (w.ranks == 1) return;
     const auto schedule =
         comm::choose_schedule(shape, w.ranks, std::size_t(count), std::size_t(elem_bytes));
     const comm::LinkCost link{m.latency_s, 1 / m.network_Bps};
     const comm::ScheduleTime path =
-        comm::schedule_time(schedule, shape, w.ranks, count * elem_bytes, link);
+        comm::schedule_time(schedule, shape, w.ranks, count, elem_bytes, link);
     charge(path.messages, path.bytes, path.messages, path.messages);
+    host(path.merged * values * m.merge_value_s[std::size_t(w.compression.method)]);
+    settle();  // the decode waits for the merged payload
   }
   // The host's bookkeeping of a step (docs/performance_model.md, "What it counts").
   void host(double seconds) { host_part += seconds; }
@@ -138,7 +142,7 @@ void gradient_exchange(Ledger& L, double d) {
       const auto pack = compress::aps::Packing::of(f, c.aps.kahan);
       L.allreduce(2 * ceil_div(d, double(c.aps.block_size)));
       L.merge(comm::MergeShape::elementwise, double(pack.elements(std::size_t(d))),
-              double(pack.element_bytes()));
+              double(pack.element_bytes()), double(pack.per_word));
       break;
     }
     case CompressionMethod::loco: {
