@@ -10,7 +10,8 @@ cases' repeats, as calibrate keeps the best of its repeats: the machine's speed 
 has its core, where a median follows whatever else the host runs) and asks perf/predict for the
 model's. Prints the table and writes it as JSON.
 
-  perf/model_check.py BUILD [--ranks 1 2 3 4] [--s 1 4 16 64] [--decks D ...]
+  perf/model_check.py BUILD [--ranks 1 2 3 4] [--s 1 4 16 64] [--decks D ...]  (D: a name in
+                      input_decks/paper/small, or a path ending .yaml)
                       [--emulate 20:25] [--epochs 3] [--repeats 5] [--out model_check.json]
 
 --emulate LAT_US:GBPS adds runs with comm.emulate at that latency and bandwidth. --clock cpu
@@ -65,6 +66,11 @@ def network_from(machine, other):
     return out
 
 
+def deck_path(name):
+    """A deck of input_decks/paper/small by name, or any deck by its path (ending .yaml)."""
+    return name if name.endswith(".yaml") else os.path.join(PAPER, name + ".yaml")
+
+
 def cases(a, P, networks):
     """(deck name, s, network, --set overrides) of every run at P ranks."""
     for name in a.decks:
@@ -114,7 +120,7 @@ def main():
             runs = list(cases(a, P, networks))
             timed = step_cpu_seconds if a.clock == "cpu" else step_seconds
             best, reports = least_in_rounds(runs, a.repeats, lambda run: timed(
-                a.build, os.path.join(PAPER, run[0] + ".yaml"), P, run[3], tmp), calibrate_now)
+                a.build, deck_path(run[0]), P, run[3], tmp), calibrate_now)
             machine = combined(texts, at, tmp)
             if at < P:
                 machine = network_from(machine, combined(network_texts, P, tmp))
@@ -123,14 +129,14 @@ def main():
                   f"before each of {a.repeats} rounds, load up to {load:.1f}", flush=True)
             for k, (name, s, net, sets) in enumerate(runs):
                 measured = best[k]
-                predicted = predict(a.build, os.path.join(PAPER, name + ".yaml"), machine, P,
+                predicted = predict(a.build, deck_path(name), machine, P,
                                     reports[k]["problem"]["features"], sets)["step"]["total_s"]
                 rows.append({"deck": name, "ranks": P, "s": s, "load": load, "clock": a.clock,
                              "emulate": None if not net else f"{net[0]:g}us/{net[1]:g}GBps",
                              "measured_s": measured, "predicted_s": predicted,
                              "error": predicted / measured - 1})
                 r = rows[-1]
-                print(f"{name:28s} P={P} s={s or '-':>3} {r['emulate'] or 'native':>12s}  "
+                print(f"{os.path.basename(name):28s} P={P} s={s or '-':>3} {r['emulate'] or 'native':>12s}  "
                       f"measured {measured*1e6:10.2f} us  predicted {predicted*1e6:10.2f} us"
                       f"  error {100*r['error']:+7.1f}%", flush=True)
     within = sum(abs(r["error"]) <= 0.2 for r in rows)

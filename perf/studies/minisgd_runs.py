@@ -67,7 +67,8 @@ def calibrate(build, P, folder, clock="wall", tries=3, fast_state=True):
     return combined([calibration(build, P, clock) for _ in range(tries)], P, folder, fast_state)
 
 
-NUMBER = re.compile(r"(\w+): (-?[0-9.]+(?:e[-+]?[0-9]+)?)(?=[,}\s])")
+# a key (the compressors' names have hyphens: global-qsgd, not qsgd) and its number
+NUMBER = re.compile(r"([\w-]+): (-?[0-9.]+(?:e[-+]?[0-9]+)?)(?=[,}\s])")
 
 
 def sections(text):
