@@ -34,6 +34,7 @@
 #include "minisgd/kernels/sgd_kernels.hpp"
 #include "minisgd/perfmodel/step_model.hpp"
 #include "minisgd/precision/storage_types.hpp"
+#include "minisgd/solvers/optimizer.hpp"
 #include "support/ceilings.hpp"
 #include "support/fixtures.hpp"
 #include "support/local_compressor.hpp"
@@ -65,9 +66,9 @@ double best_seconds(int reps, F&& f) {
 }
 
 // Seconds per SGD step (fp32, logistic) on b rows of d columns, streaming batches from a matrix
-// far larger than the caches.
-double sgd_step_seconds(std::int64_t b, std::int64_t d) {
-  const std::int64_t batches = std::max<std::int64_t>(4, (std::int64_t(1) << 27) / (b * d * 4));
+// of `bytes` (by default far larger than the caches).
+double sgd_step_seconds(std::int64_t b, std::int64_t d, double bytes = double(1 << 27)) {
+  const std::int64_t batches = std::max<std::int64_t>(4, std::int64_t(bytes) / (b * d * 4));
   const Matrix<float> X = random_rows<float>(batches * b, d);
   Vector<double> y("y", batches * b);
   Kokkos::deep_copy(y, 1.0);
@@ -154,6 +155,27 @@ double merge_value_seconds(CompressionMethod method) {
     }
   const double merged = gtopk ? double(compress::top_k_count(std::size_t(d), 0.1)) : d / 2.0;
   return std::max((least_paired - least_alone) / merged, 1e-12);
+}
+
+// Seconds per weight of an optimizer's update beyond plain SGD's, on the decks' d = 2000 (the
+// weights and its state in a core's cache).
+double update_value_seconds(OptimizerKind kind) {
+  constexpr std::int64_t d = 2000;
+  constexpr int calls = 100;
+  const auto time = [&](OptimizerKind k) {
+    Config c;
+    c.solver.optimizer = k;
+    const auto optimizer = make_optimizer<float>(c, d);
+    const Vector<float> w("w", d), g("g", d);
+    perf::fill_gradient(g);
+    const StepSpec step{256, 0.01, 1.0};
+    return best_seconds(5,
+                        [&] {
+                          for (int k = 0; k < calls; ++k) optimizer->update(w, g, step);
+                        }) /
+           calls;
+  };
+  return std::max((time(kind) - time(OptimizerKind::sgd)) / d, 1e-12);
 }
 
 template <class In, class Acc>
@@ -380,6 +402,28 @@ void host_costs(perfmodel::Machine& m) {
   m.sgd_step_host_s = std::max(m.sgd_step_host_s, 1e-12);
 }
 
+// Rows that stay in the caches from one pass over them to the next: the SGD step's rate at
+// d = 2000 (its bytes over its time less the fitted row and launch costs) over matrices of 2,
+// 4, .. 64 times a core's cache, on every rank of the node at once (as in training). Kept while
+// the rate stays above memory's by 10% (each point at most the one before it: the caches only
+// lose rows as a rank holds more); empty when even the first is not. The sizes are timed in
+// rounds and each keeps its least time, as the network's are.
+void resident_figures(perfmodel::Machine& m, std::int64_t b) {
+  const double memory = m.memory_Bps * m.stream_efficiency, bytes = b * (2000.0 * 4 + 8);
+  std::vector<std::pair<double, double>> least;  // (bytes a rank holds, seconds a step)
+  for (double size = 2 * m.cache_bytes; size <= 64 * m.cache_bytes; size *= 2)
+    least.emplace_back(size, 1e30);
+  for (int round = 0; round < 3; ++round)
+    for (auto& [size, t] : least) t = std::min(t, sgd_step_seconds(b, 2000, size));
+  m.resident.clear();
+  for (const auto& [size, t] : least) {
+    double rate = bytes / std::max(t - b * m.row_s - 2 * m.launch_s, 1e-12);
+    if (!m.resident.empty()) rate = std::min(rate, m.resident.back().second);
+    if (rate < 1.1 * memory) break;
+    m.resident.emplace_back(size, rate);
+  }
+}
+
 // The kernel figures of this rank (γ), fitted as docs/performance_model.md describes.
 perfmodel::Machine kernel_figures() {
   perfmodel::Machine m;
@@ -401,6 +445,7 @@ perfmodel::Machine kernel_figures() {
   }
   m.stream_efficiency = eff;
   m.row_s = std::max(row, 1e-12);
+  resident_figures(m, b);
   m.decode_s = widening_seconds();
   // The packed Gram of s blocks of b = 32 rows: time = flops / rate + entries · entry + library
   // calls (one per block row, or one for the whole Gram: perfmodel::gram_calls). Each input
@@ -442,6 +487,8 @@ perfmodel::Machine kernel_figures() {
   for (const auto& [method, name] : names(CompressionMethod{}))
     if (perfmodel::merges_payloads(method))
       m.merge_value_s[std::size_t(method)] = merge_value_seconds(method);
+  for (const OptimizerKind kind : {OptimizerKind::momentum, OptimizerKind::adam})
+    m.update_value_s[std::size_t(kind)] = update_value_seconds(kind);
   return m;
 }
 
@@ -470,26 +517,35 @@ void print_machine(const perfmodel::Machine& m, int P) {
                   std::max(m.merge_value_s[std::size_t(method)] * 1e9, 1e-3));
     merges += entry;
   }
+  std::string resident;  // memory.resident_GBps: none found, none written
+  for (std::size_t i = 0; i < m.resident.size(); ++i) {
+    char pair[64];
+    std::snprintf(pair, sizeof pair, "%s[%.4g, %.4g]", i ? ", " : ",\n  resident_GBps: [",
+                  m.resident[i].first * 1e-6, m.resident[i].second * 1e-9);
+    resident += pair;
+  }
+  if (!resident.empty()) resident += "]";
   char sync[48] = "";  // devices only: a host's file leaves sync_us out
   if (m.sync_s > 0) std::snprintf(sync, sizeof sync, "  sync_us: %.4g\n", m.sync_s * 1e6);
   std::printf(
       "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
       "name: %s\n"
       "source: \"perf/calibrate on this machine: triad, minisgd's SGD step at b = 256, d = 2000 "
-      "and 28, the packed Gram at s = 16, b = 32, n = 2000 and 28 and its bf16 form at s = 2 and "
+      "and 28 (and d = 2000 on 2 to 64 times a core's cache a rank), the packed Gram at s = 16, b "
+      "= 32, n = 2000 and 28 and its bf16 form at s = 2 and "
       "16 on one column, CA-SGD's recurrence and "
       "partial margins (bf16, fp32) at s = 16, b = 32, the training loop on one column (%s "
       "time), the scheduler (two threads on one core; comm.emulate's wait), SGD's loop and "
       "AllReduce at 8 B and 1 KiB to 16 MiB over %d rank(s), each compressor's encode and "
       "decode at one rank and its merges at two mirrored ranks, d = 2000\"\n"
-      "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g}\n"
+      "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g%s}\n"
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n%s"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
       "  gram_entry_ns: %.4g\n  gram_call_us: %.4g\n  gram_whole_rows: %g\n"
       "  gram_scratch_passes: %g\n"
       "  gram_bf16_scratch_passes: %g\n  scalar_GFps: %.4g\n  decode_ns: %.4g\n  "
-      "ca_row_ns: %.4g\n"
+      "ca_row_ns: %.4g\n  momentum_ns: %.4g\n  adam_ns: %.4g\n"
       "host: {sgd_step_us: %.4g, ca_outer_us: %.4g, ca_inner_us: %.4g, wait_overshoot_us: %.4g,\n"
       "       cores: %g, switch_us: %.4g}\n"
       "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n"
@@ -497,11 +553,13 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "merges: {%s}  # ns per value merged, at two mirrored ranks beyond one, d = 2000 "
       "(gtopk: k = 2000)\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
-      m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
+      resident.c_str(), m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
       m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
       std::max(m.gram_entry_s * 1e9, 1e-3), std::max(m.gram_call_s * 1e6, 1e-3), m.gram_whole_rows,
       m.gram_scratch_passes, m.gram_bf16_scratch_passes, m.scalar_Fps * 1e-9,
       std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
+      std::max(m.update_value_s[std::size_t(OptimizerKind::momentum)] * 1e9, 1e-3),
+      std::max(m.update_value_s[std::size_t(OptimizerKind::adam)] * 1e9, 1e-3),
       std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
       std::max(m.ca_inner_host_s * 1e6, 1e-3), std::max(m.wait_overshoot_s * 1e6, 1e-3), m.cores,
       std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
@@ -579,6 +637,14 @@ int main(int argc, char** argv) {
     for (auto* figures : {&m.compress_value_s, &m.merge_value_s})
       MPI_Allreduce(MPI_IN_PLACE, figures->data(), int(figures->size()), MPI_DOUBLE, MPI_MAX,
                     MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, m.update_value_s.data(), int(m.update_value_s.size()), MPI_DOUBLE,
+                  MPI_MAX, MPI_COMM_WORLD);
+    // The resident curve: the points every rank kept (the same sizes on one node), least rates.
+    int points = int(m.resident.size());
+    MPI_Allreduce(MPI_IN_PLACE, &points, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    m.resident.resize(std::size_t(points));
+    for (auto& point : m.resident)
+      MPI_Allreduce(MPI_IN_PLACE, &point.second, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     m.latency_s = alpha;
     m.network_Bps = beta_Bps;
     m.transfer = transfer;

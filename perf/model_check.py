@@ -129,8 +129,9 @@ def main():
                   f"before each of {a.repeats} rounds, load up to {load:.1f}", flush=True)
             for k, (name, s, net, sets) in enumerate(runs):
                 measured = best[k]
-                predicted = predict(a.build, deck_path(name), machine, P,
-                                    reports[k]["problem"]["features"], sets)["step"]["total_s"]
+                problem = reports[k]["problem"]
+                predicted = predict(a.build, deck_path(name), machine, P, problem["features"],
+                                    sets, problem["rows"])["step"]["total_s"]
                 rows.append({"deck": name, "ranks": P, "s": s, "load": load, "clock": a.clock,
                              "emulate": None if not net else f"{net[0]:g}us/{net[1]:g}GBps",
                              "measured_s": measured, "predicted_s": predicted,

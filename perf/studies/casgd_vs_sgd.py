@@ -50,7 +50,8 @@ def measure(a, prob, lat, times, reports, machine):
     sgd, bf16, ca = (reports[k] for k in ("sgd", "bf16", "ca"))
     sgd_deck, ca_deck = runs["sgd"][0], runs["ca"][0]
     features = sgd["problem"]["features"]
-    model = {d: predict(a.build, deck, machine, a.ranks, features, net)["step"]["total_s"]
+    model = {d: predict(a.build, deck, machine, a.ranks, features, net,
+                        sgd["problem"]["rows"])["step"]["total_s"]
              for d, deck in (("sgd", sgd_deck), ("ca", ca_deck))}
     row = {"problem": prob, "ranks": a.ranks, "latency_us": lat,
            "bandwidth_GBps": a.bandwidth_GBps if lat else None,

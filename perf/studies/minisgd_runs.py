@@ -149,10 +149,11 @@ def least_in_rounds(jobs, repeats, run, before_round=None):
     return best, reports
 
 
-def predict(build, deck, machine_file, P, features, sets=()):
-    """perf/predict's JSON for a deck on a machine file."""
+def predict(build, deck, machine_file, P, features, sets=(), rows=0):
+    """perf/predict's JSON for a deck on a machine file (rows: the training rows, for the rate
+    of a pass over them; 0: from memory)."""
     out = subprocess.run([os.path.join(build, "perf", "predict"), deck, machine_file, "--ranks",
-                          str(P), "--features", str(features),
+                          str(P), "--features", str(features), "--rows", str(rows),
                           *[a for s in sets for a in ("--set", s)]],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)

@@ -369,6 +369,10 @@ TEST(StepModel, CompressorsSendTheirFractionOfDense) {
   EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 2 / 3 * (2000 + 2 * 8));
   w.compression.method = CompressionMethod::cast;
   EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 2 / 3 * 2 * 2000);
+  w.compression.method = CompressionMethod::qsgd;  // two AllGathers: the scales, 8-bit codes
+  const auto qsgd = predict_step(w, machine());
+  EXPECT_DOUBLE_EQ(qsgd.bytes, 2.0 * (8 + 2000));
+  EXPECT_DOUBLE_EQ(qsgd.messages, 2 * 2);          // ⌈log2 3⌉ each
   w.compression.method = CompressionMethod::topk;  // (P−1)·8k, k = 20
   EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 8 * 20);
 }
@@ -389,6 +393,55 @@ TEST(StepModel, ACompressorCostsWhatItWasMeasuredToCost) {
   EXPECT_NEAR(measured - streamed, 2000 * 12e-9 - four_passes, 1e-15);
   m.compress_value_s[std::size_t(CompressionMethod::aps)] = 1e-6;  // another method's figure
   EXPECT_DOUBLE_EQ(predict_step(w, m).compute_s, measured);
+}
+
+// A pass over the rows runs at the rate of the bytes of rows a rank holds (memory.resident_GBps:
+// the first point's rate below it, linear in log(bytes) between points, memory's beyond the
+// last), a rank holding a P-th of the rows' bytes: SGD's fused pass over its share of a batch
+// by rows, its margins' pass by columns; unknown rows stream from memory.
+TEST(StepModel, RowsThatStayInTheCachesStreamAtTheirRate) {
+  Machine m = machine();  // memory: 20 GB/s at 0.7, 14 GB/s
+  m.cache_bytes = 1e9;    // the column decomposition's second pass: from a core's cache
+  m.resident = {{4e6, 40e9}, {16e6, 20e9}};
+  // The time the pass saves against streaming the same bytes from memory.
+  const auto saved = [&](Decomposition decomposition, int P, std::int64_t rows) {
+    Workload w;
+    w.decomposition = decomposition;
+    w.ranks = P;
+    w.batch = 100;
+    w.features = 1000;
+    w.rows = rows;
+    Workload unknown = w;
+    unknown.rows = 0;
+    return predict_step(unknown, m).compute_s - predict_step(w, m).compute_s;
+  };
+  const auto expect = [](double bytes, double rate) { return bytes / 14e9 - bytes / rate; };
+  const double batch = 100 * (1000 * 4 + 8);                                        // at P = 1
+  EXPECT_NEAR(saved(Decomposition::row, 1, 500), expect(batch, 40e9), 1e-15);       // 2 MB held
+  EXPECT_NEAR(saved(Decomposition::row, 1, 1000), expect(batch, 40e9), 1e-15);      // 4 MB
+  EXPECT_NEAR(saved(Decomposition::row, 1, 2000), expect(batch, 30e9), 1e-15);      // 8 MB
+  EXPECT_NEAR(saved(Decomposition::row, 1, 8000), 0, 1e-15);                        // 32 MB
+  EXPECT_NEAR(saved(Decomposition::row, 2, 2000), expect(batch / 2, 40e9), 1e-15);  // 4 MB
+  // by columns at P = 2: every row of the batch, half the columns; 2000 rows: 4 MB a rank
+  EXPECT_NEAR(saved(Decomposition::column, 2, 2000), expect(100 * (500 * 4 + 8), 40e9), 1e-15);
+}
+
+// An optimizer with state costs its calibrated figure per weight beyond SGD's update, in both
+// decompositions (a P-th of the weights by columns); another optimizer's figure is ignored.
+TEST(StepModel, AnOptimizerCostsItsUpdate) {
+  Machine m = machine();
+  m.update_value_s[std::size_t(OptimizerKind::adam)] = 3e-9;
+  m.update_value_s[std::size_t(OptimizerKind::momentum)] = 1e-6;
+  for (const Decomposition decomposition : {Decomposition::row, Decomposition::column}) {
+    Workload w;
+    w.decomposition = decomposition;
+    w.ranks = 2;
+    w.features = 2000;
+    const double plain = predict_step(w, m).compute_s;
+    w.optimizer = OptimizerKind::adam;
+    const double weights = decomposition == Decomposition::row ? 2000 : 1000;
+    EXPECT_NEAR(predict_step(w, m).compute_s - plain, weights * 3e-9, 1e-15);
+  }
 }
 
 // A merge collective's arithmetic costs the calibrated figure per value merged on its critical
@@ -532,6 +585,15 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   std::string no_calls = good;  // files written before the Gram's calls were counted
   no_calls.replace(no_calls.find(", gram_call_us: 1.25"), 20, "");
   EXPECT_EQ(perfmodel::parse_machine(no_calls, "m.yaml").gram_call_s, 0);
+  // Each optimizer's update per weight beyond SGD's: optional.
+  EXPECT_EQ(m.update_value_s[std::size_t(OptimizerKind::adam)], 0);
+  std::string adam = good;
+  adam.replace(adam.find("gram_call_us: 1.25}"), 19, "gram_call_us: 1.25, adam_ns: 2.5}");
+  EXPECT_DOUBLE_EQ(
+      perfmodel::parse_machine(adam, "m.yaml").update_value_s[std::size_t(OptimizerKind::adam)],
+      2.5e-9);
+  adam.replace(adam.find("adam_ns: 2.5"), 12, "adam_ns: -1");
+  refused(adam, "kernels.adam_ns: must be > 0");
   // A cluster file leaves the node's cores out (each rank has its own); given, they need the
   // context switch.
   std::string cluster = good;
@@ -585,6 +647,20 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   refused(with_curve("[[1024, fast]]"), "expected a [bytes, us] pair of numbers");
   refused(with_curve("[[0, 1]]"), "bytes must be > 0");
   refused(with_curve("7"), "network.transfer_us: expected a list of [bytes, us] pairs");
+  // The rate of a pass over the rows by the MB of them a rank holds: optional, not rising.
+  EXPECT_TRUE(m.resident.empty());
+  const auto with_resident = [&](const std::string& curve) {
+    std::string text = good;
+    text.replace(text.find("cache_MB: 1}"), 12, "cache_MB: 1, resident_GBps: " + curve + "}");
+    return text;
+  };
+  const Machine r = perfmodel::parse_machine(with_resident("[[2, 40], [8, 30]]"), "m.yaml");
+  ASSERT_EQ(r.resident.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.resident[1].first, 8e6);
+  EXPECT_DOUBLE_EQ(r.resident[1].second, 30e9);
+  refused(with_resident("[[2, 30], [8, 40]]"),
+          "memory.resident_GBps: MB must increase and GBps must not increase");
+  refused(with_resident("[[2, 0]]"), "memory.resident_GBps: MB must be > 0 and GBps > 0");
   // Each compressor's encode and decode per value: optional, by the deck's method names.
   EXPECT_EQ(m.compress_value_s[std::size_t(CompressionMethod::aps)], 0);
   const Machine coded =

@@ -7,9 +7,11 @@
 
 namespace minisgd {
 
-nlohmann::json choose_s(Config& c, std::int64_t columns, int ranks, std::ostream& out) {
+nlohmann::json choose_s(Config& c, std::int64_t columns, std::int64_t rows, int ranks,
+                        std::ostream& out) {
   const perfmodel::Machine m = perfmodel::load_machine(c.solver.machine);
-  const auto candidates = perfmodel::s_candidates(perfmodel::workload_of(c, columns, ranks), m);
+  const auto candidates =
+      perfmodel::s_candidates(perfmodel::workload_of(c, columns, ranks, rows), m);
   const auto best = std::min_element(
       candidates.begin(), candidates.end(),
       [](const auto& a, const auto& b) { return a.step.total_s() < b.step.total_s(); });

@@ -74,7 +74,7 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
   if (c.solver.s_auto)  // every rank decides alike (same file, same problem)
     collectively(world, err, [&] {
       std::ostringstream said;
-      s.s_auto = choose_s(c, s.data.part.cols, world.size(), said);
+      s.s_auto = choose_s(c, s.data.part.cols, s.data.part.rows, world.size(), said);
       if (world.rank() == 0) out << said.str();
     });
   if (world.rank() == 0) print_problem(c, s.data.part, s.data.description, world.size(), out);

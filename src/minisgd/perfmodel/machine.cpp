@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -30,29 +31,35 @@ class Section {
   }
   // A count that may be 0 or left out (0 then): passes a kernel makes.
   double count(const std::string& key) { return read(key, 1, 0, true); }
-  // An optional list of [bytes, µs] pairs, bytes increasing, µs non-decreasing, returned as
-  // (bytes, seconds); empty when absent.
-  std::vector<std::pair<double, double>> curve(const std::string& key) {
+  // An optional list of [x, y] pairs named `x` and `y` in errors, each scaled, x > 0 and
+  // increasing, y > 0 (`y_zero`: >= 0) and monotone (`rising`: not decreasing; else not
+  // increasing); empty when absent.
+  std::vector<std::pair<double, double>> pairs(const std::string& key, const std::string& x,
+                                               const std::string& y, double x_scale, double y_scale,
+                                               bool y_zero, bool rising) {
     read_.insert(key);
     const YAML::Node v = node_[key];
     std::vector<std::pair<double, double>> out;
     if (!v) return out;
-    const std::string what = name_ + "." + key;
-    if (!v.IsSequence() || v.size() == 0) fail(v, what + ": expected a list of [bytes, us] pairs");
+    const std::string what = name_ + "." + key, pair = "[" + x + ", " + y + "]";
+    if (!v.IsSequence() || v.size() == 0) fail(v, what + ": expected a list of " + pair + " pairs");
     for (const YAML::Node& p : v) {
-      const std::string pair = what + ": expected a [bytes, us] pair of numbers";
-      if (!p.IsSequence() || p.size() != 2) fail(p, pair);
-      double bytes = 0, us = 0;
+      if (!p.IsSequence() || p.size() != 2)
+        fail(p, what + ": expected a " + pair + " pair of numbers");
+      double a = 0, b = 0;
       try {
-        bytes = p[0].as<double>();
-        us = p[1].as<double>();
+        a = p[0].as<double>() * x_scale;
+        b = p[1].as<double>() * y_scale;
       } catch (const YAML::Exception&) {
-        fail(p, pair);
+        fail(p, what + ": expected a " + pair + " pair of numbers");
       }
-      if (!(bytes > 0) || !(us >= 0)) fail(p, what + ": bytes must be > 0 and us >= 0");
-      if (!out.empty() && !(bytes > out.back().first && us * 1e-6 >= out.back().second))
-        fail(p, what + ": bytes must increase and us must not decrease");
-      out.emplace_back(bytes, us * 1e-6);
+      if (!(a > 0) || !(y_zero ? b >= 0 : b > 0))
+        fail(p, what + ": " + x + " must be > 0 and " + y + (y_zero ? " >= 0" : " > 0"));
+      if (!out.empty() &&
+          !(a > out.back().first && (rising ? b >= out.back().second : b <= out.back().second)))
+        fail(p, what + ": " + x + " must increase and " + y +
+                    (rising ? " must not decrease" : " must not increase"));
+      out.emplace_back(a, b);
     }
     return out;
   }
@@ -111,6 +118,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
       host(root, "host", origin), network(root, "network", origin);
   m.memory_Bps = memory.number("bandwidth_GBps", 1e9);
   m.cache_bytes = memory.number("cache_MB", 1e6);
+  m.resident = memory.pairs("resident_GBps", "MB", "GBps", 1e6, 1e9, false, false);
   m.stream_efficiency = kernels.number("stream_efficiency", 1);
   m.row_s = kernels.number("row_ns", 1e-9);
   m.launch_s = kernels.number("launch_us", 1e-6);
@@ -126,6 +134,8 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.scalar_Fps = kernels.number("scalar_GFps", 1e9);
   m.decode_s = kernels.number("decode_ns", 1e-9);
   m.ca_row_s = kernels.number("ca_row_ns", 1e-9);
+  m.update_value_s[std::size_t(OptimizerKind::momentum)] = kernels.optional("momentum_ns", 1e-9, 0);
+  m.update_value_s[std::size_t(OptimizerKind::adam)] = kernels.optional("adam_ns", 1e-9, 0);
   m.sgd_step_host_s = host.number("sgd_step_us", 1e-6);
   m.ca_outer_host_s = host.number("ca_outer_us", 1e-6);
   m.ca_inner_host_s = host.number("ca_inner_us", 1e-6);
@@ -134,7 +144,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.switch_s = m.cores > 0 ? host.number("switch_us", 1e-6) : host.optional("switch_us", 1e-6, 0);
   m.latency_s = network.number("latency_us", 1e-6);
   m.network_Bps = network.number("bandwidth_GBps", 1e9);
-  m.transfer = network.curve("transfer_us");
+  m.transfer = network.pairs("transfer_us", "bytes", "us", 1, 1e-6, true, true);
   m.network_ranks = network.optional("ranks", 1, 0);
   if (root["compressors"]) {  // optional: ns per value, by the deck's method names
     Section compressors(root, "compressors", origin);
@@ -165,6 +175,17 @@ double Machine::transfer_seconds(double bytes) const {
   while (i + 1 < t.size() && bytes > t[i].first) ++i;
   const double slope = (t[i].second - t[i - 1].second) / (t[i].first - t[i - 1].first);
   return t[i - 1].second + slope * (bytes - t[i - 1].first);
+}
+
+double Machine::rows_Bps(double bytes) const {
+  const double memory = memory_Bps * stream_efficiency;
+  const auto& r = resident;
+  if (r.empty() || bytes > r.back().first) return memory;
+  if (bytes <= r.front().first) return r.front().second;
+  std::size_t i = 1;  // the segment [r[i-1], r[i]] holding bytes
+  while (bytes > r[i].first) ++i;
+  const double f = std::log(bytes / r[i - 1].first) / std::log(r[i].first / r[i - 1].first);
+  return r[i - 1].second + f * (r[i].second - r[i - 1].second);
 }
 
 Machine load_machine(const std::string& path) {

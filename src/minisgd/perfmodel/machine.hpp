@@ -18,8 +18,13 @@ struct Machine {
   double memory_Bps = 0;         // sustained streaming bandwidth (triad)
   double stream_efficiency = 1;  // fraction of it minisgd's streaming kernels reach
   double cache_bytes = 0;        // a batch re-read from a cache this large costs no memory traffic
-  double row_s = 0;              // fixed cost per batch row (loss derivative, reductions)
-  double launch_s = 0;           // per kernel launch
+  // Rows that stay in the caches from one pass over them to the next stream faster than
+  // memory: the rate of a pass by the bytes of rows a rank holds, measured with the node's
+  // ranks streaming at once (perf/calibrate; `resident`: bytes, bytes/s, rates not increasing;
+  // empty: every pass streams from memory).
+  std::vector<std::pair<double, double>> resident;
+  double row_s = 0;          // fixed cost per batch row (loss derivative, reductions)
+  double launch_s = 0;       // per kernel launch
   double sync_s = 0;         // a device's wait for its kernels before a collective (none on a host)
   double gemm_fp64_Fps = 0;  // Gram rate by input type (flop/s)
   double gemm_fp32_Fps = 0;
@@ -45,6 +50,9 @@ struct Machine {
   // and global-qsgd with exponential dithering (perf/calibrate; the `merges` section); 0 where
   // not measured: then not priced.
   std::array<double, 8> merge_value_s{};
+  // Per weight, each optimizer's update beyond plain SGD's, by OptimizerKind (perf/calibrate;
+  // kernels.momentum_ns and adam_ns; 0 where not measured).
+  std::array<double, 3> update_value_s{};
   double ca_row_s = 0;    // per row of CA-SGD beyond row_s (three passes over a row, not one)
   double scalar_Fps = 0;  // small dense work: the CA-SGD recurrence
   // The host's share of a step, beside the kernels: step planning, the stepper's small host to
@@ -69,6 +77,10 @@ struct Machine {
   // The rank count of one node the network figures were measured at (0: not measured so):
   // from `cores` ranks on, their α and curve already hold the waits for switched-out ranks.
   double network_ranks = 0;
+  /// Bytes/s of a pass over the rows when a rank holds `bytes` of them: the `resident` curve
+  /// (its first rate below its first point, linear in log(bytes) between points), and beyond
+  /// its last point (or without one) memory's streaming rate, memory_Bps·stream_efficiency.
+  double rows_Bps(double bytes) const;
   /// Seconds to move `bytes` per rank in one collective call: bytes / network_Bps, or the
   /// measured curve (linear between its points, in proportion below the first, at the last
   /// segment's rate beyond the last).

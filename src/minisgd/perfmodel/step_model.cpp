@@ -89,13 +89,27 @@ struct Ledger {
   double beyond_cache(double bytes) const {
     return bytes > m.cache_bytes ? stream_seconds(bytes) : 0;
   }
-  // A second pass over rows the step has just read: from the cache when they fit in it.
-  void reread(double bytes) { device_part += beyond_cache(bytes); }
+  // A pass over rows of X, at the rate for the bytes of X a rank holds (a P-th of them in
+  // either decomposition): from the caches while they stay in them; unknown rows: from memory.
+  void read_rows(double bytes) {
+    const double held = double(w.rows) * double(w.features) / w.ranks * w.storage_bytes;
+    device_part += bytes / m.rows_Bps(w.rows > 0 ? held : 1e300);
+  }
+  // A second pass over rows the step has just read: free while they fit in a core's cache.
+  void reread(double bytes) {
+    if (bytes > m.cache_bytes) read_rows(bytes);
+  }
   // Stored values of X read by a pass, each widened to the arithmetic when stored narrower.
   void decode(double values) {
     if (w.storage_bytes < w.arithmetic_bytes) device_part += values * m.decode_s;
   }
   void flops(double f, double rate) { device_part += f / rate; }
+  // The update of n weights: w read and written, the gradient read; an optimizer with state
+  // (momentum, Adam's moments) its calibrated cost beyond that, per weight.
+  void update(double n) {
+    stream(3 * n * w.arithmetic_bytes);
+    device_part += n * m.update_value_s[std::size_t(w.optimizer)];
+  }
   void rows(double n) { device_part += n * m.row_s; }
   void launches(double n) { host_part += n * m.launch_s; }
 };
@@ -129,7 +143,10 @@ void gradient_exchange(Ledger& L, double d) {
       L.merge(comm::MergeShape::whole, k, 8);
       break;
     }
-    case CompressionMethod::qsgd: L.allgather(ceil_div(c.qsgd.bits, 8) * d + 8); break;
+    case CompressionMethod::qsgd:  // every rank's scale, then every rank's codes
+      L.allgather(8);
+      L.allgather(ceil_div(c.qsgd.bits, 8) * d);
+      break;
     case CompressionMethod::global_qsgd:
       L.allreduce(8);  // the max
       if (c.global_qsgd.dithering == Dithering::exponential)
@@ -158,12 +175,12 @@ void gradient_exchange(Ledger& L, double d) {
 StepTime sgd_row(const Workload& w, const Machine& m) {
   Ledger L{w, m, {}};
   const double rows = ceil_div(double(w.batch), w.ranks), d = double(w.features);
-  L.stream(rows * (d * w.storage_bytes + 8));  // the fused step reads each row once
+  L.read_rows(rows * (d * w.storage_bytes + 8));  // the fused step reads each row once
   L.decode(rows * d);
   L.rows(rows);
   L.launches(1);
   gradient_exchange(L, d);
-  L.stream(3 * d * w.arithmetic_bytes);  // the update
+  L.update(d);
   L.launches(1);
   L.host(m.sgd_step_host_s);
   return L.done();
@@ -172,7 +189,7 @@ StepTime sgd_row(const Workload& w, const Machine& m) {
 StepTime sgd_column(const Workload& w, const Machine& m) {
   Ledger L{w, m, {}};
   const double n = ceil_div(double(w.features), w.ranks), b = double(w.batch);
-  L.stream(b * (n * w.storage_bytes + 8));  // margins
+  L.read_rows(b * (n * w.storage_bytes + 8));  // margins
   L.decode(b * n);
   L.rows(b);
   L.launches(1);
@@ -180,7 +197,7 @@ StepTime sgd_column(const Workload& w, const Machine& m) {
   L.reread(b * n * w.storage_bytes);    // loss derivatives and the gradient product
   L.decode(b * n);
   L.launches(1);
-  L.stream(3 * n * w.arithmetic_bytes);  // the update
+  L.update(n);
   L.launches(1);
   L.host(m.sgd_step_host_s);
   return L.done();
@@ -191,7 +208,7 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   Ledger L{w, m, {}};
   const double n = ceil_div(double(w.features), w.ranks), b = double(w.batch), s = w.s;
   const double sb = s * b, cross = b * b * s * (s - 1) / 2;  // Gram entries between blocks
-  L.stream(sb * (n * w.storage_bytes + 8));                  // partial margins of the s blocks
+  L.read_rows(sb * (n * w.storage_bytes + 8));               // partial margins of the s blocks
   L.decode(sb * n);
   L.rows(sb);
   L.device(sb * m.ca_row_s);  // beyond SGD's: a row's three passes (margins, recurrence, update)
@@ -224,7 +241,7 @@ StepTime ca_sgd(const Workload& w, const Machine& m) {
   L.allreduce((cross + sb) * w.wire_bytes);  // one packed message [G, r]
   L.reread(sb * n * w.storage_bytes);        // the s gradient products
   L.decode(sb * n);
-  L.stream(3 * n * w.arithmetic_bytes);  // the update
+  L.update(n);
   L.launches(2);
   L.host(m.ca_outer_host_s + s * m.ca_inner_host_s);
   StepTime t = L.done();
@@ -251,8 +268,9 @@ double gram_calls(double s, double b, const Machine& m) {
   return s > 2 && s * b <= m.gram_whole_rows ? 1 : s - 1;
 }
 
-Workload workload_of(const Config& c, std::int64_t features, int ranks) {
+Workload workload_of(const Config& c, std::int64_t features, int ranks, std::int64_t rows) {
   Workload w;
+  w.rows = rows;
   w.method = c.solver.method;
   w.decomposition = c.solver.decomposition;
   w.ranks = ranks;
@@ -264,6 +282,7 @@ Workload workload_of(const Config& c, std::int64_t features, int ranks) {
   w.arithmetic_bytes = double(precision::bytes_per_value(r.compute));
   w.gram_input_bytes = double(precision::bytes_per_value(r.gram_input));
   w.wire_bytes = double(precision::bytes_per_value(w.s > 1 ? r.wire : r.margins_wire));
+  w.optimizer = c.solver.optimizer;
   w.compression = c.compression;
   if (c.comm.emulated()) {
     w.emulated_latency_s = c.comm.latency_us * 1e-6;

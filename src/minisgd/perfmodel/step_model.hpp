@@ -22,18 +22,21 @@ struct Workload {
   int ranks = 1;
   std::int64_t batch = 32;
   std::int64_t features = 0;
+  std::int64_t rows = 0;        // training rows (0: unknown, and every pass streams from memory)
   int s = 1;                    // CA-SGD inner steps per outer step
   double storage_bytes = 4;     // per value of X
   double arithmetic_bytes = 4;  // weights, gradients, margins
   double gram_input_bytes = 4;  // Y as the Gram reads it (selects the Gram rate)
   double wire_bytes = 4;        // per value of CA-SGD's packed message
+  OptimizerKind optimizer = OptimizerKind::sgd;
   CompressionConfig compression;
   double emulated_latency_s = 0;  // comm.emulate (0 and 0: none)
   double emulated_Bps = 0;
 };
 
-/// The workload a deck describes on `features` columns at `ranks` ranks (s from the deck).
-Workload workload_of(const Config& c, std::int64_t features, int ranks);
+/// The workload a deck describes on `features` columns and `rows` training rows (0: unknown) at
+/// `ranks` ranks (s from the deck).
+Workload workload_of(const Config& c, std::int64_t features, int ranks, std::int64_t rows = 0);
 
 struct StepTime {
   double compute_s = 0, latency_s = 0, bandwidth_s = 0;
