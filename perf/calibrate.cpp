@@ -145,14 +145,19 @@ double merge_value_seconds(CompressionMethod method) {
   perf::LocalCompressor<float> alone(method, d, 1, params), paired(method, d, 2, params);
   // The two alternated, each keeping its least: a slow spell of the machine spoils one round of
   // one of them, not their difference.
+  const auto per_call = [](perf::LocalCompressor<float>& c) {
+    constexpr int calls = 20;
+    return best_seconds(3,
+                        [&] {
+                          for (int k = 0; k < calls; ++k) c.reduce();
+                        }) /
+           calls;
+  };
   double least_alone = 1e30, least_paired = 1e30;
-  for (int round = 0; round < 5; ++round)
-    for (auto [c, least] : {std::pair{&alone, &least_alone}, std::pair{&paired, &least_paired}}) {
-      constexpr int calls = 20;
-      *least = std::min(*least, best_seconds(3, [&] {
-                                  for (int k = 0; k < calls; ++k) c->reduce();
-                                }) / calls);
-    }
+  for (int round = 0; round < 5; ++round) {
+    least_alone = std::min(least_alone, per_call(alone));
+    least_paired = std::min(least_paired, per_call(paired));
+  }
   const double merged = gtopk ? double(compress::top_k_count(std::size_t(d), 0.1)) : d / 2.0;
   return std::max((least_paired - least_alone) / merged, 1e-12);
 }
