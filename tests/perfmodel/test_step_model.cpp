@@ -397,8 +397,9 @@ TEST(StepModel, ACompressorCostsWhatItWasMeasuredToCost) {
 
 // A pass over the rows runs at the rate of the bytes of rows a rank holds (memory.resident_GBps:
 // the first point's rate below it, linear in log(bytes) between points, memory's beyond the
-// last), a rank holding a P-th of the rows' bytes: SGD's fused pass over its share of a batch
-// by rows, its margins' pass by columns; unknown rows stream from memory.
+// last), a rank holding a P-th of the rows' bytes, and the ranks taking turns on a core sharing
+// its caches: SGD's fused pass over its share of a batch by rows, its margins' pass by columns;
+// unknown rows stream from memory.
 TEST(StepModel, RowsThatStayInTheCachesStreamAtTheirRate) {
   Machine m = machine();  // memory: 20 GB/s at 0.7, 14 GB/s
   m.cache_bytes = 1e9;    // the column decomposition's second pass: from a core's cache
@@ -424,6 +425,11 @@ TEST(StepModel, RowsThatStayInTheCachesStreamAtTheirRate) {
   EXPECT_NEAR(saved(Decomposition::row, 2, 2000), expect(batch / 2, 40e9), 1e-15);  // 4 MB
   // by columns at P = 2: every row of the batch, half the columns; 2000 rows: 4 MB a rank
   EXPECT_NEAR(saved(Decomposition::column, 2, 2000), expect(100 * (500 * 4 + 8), 40e9), 1e-15);
+  // 4 ranks on 2 cores take turns, two to a core: their rows share its caches (8 MB a core;
+  // the local work counts twice, the shared core's pace)
+  m.cores = 2;
+  EXPECT_NEAR(saved(Decomposition::row, 4, 4000), 2 * expect(batch / 4, 30e9), 1e-15);
+  EXPECT_NEAR(saved(Decomposition::row, 2, 2000), expect(batch / 2, 40e9), 1e-15);
 }
 
 // An optimizer with state costs its calibrated figure per weight beyond SGD's update, in both

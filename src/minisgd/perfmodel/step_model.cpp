@@ -90,9 +90,11 @@ struct Ledger {
     return bytes > m.cache_bytes ? stream_seconds(bytes) : 0;
   }
   // A pass over rows of X, at the rate for the bytes of X a rank holds (a P-th of them in
-  // either decomposition): from the caches while they stay in them; unknown rows: from memory.
+  // either decomposition), times the ranks taking turns on its core, whose rows share that
+  // core's caches: from the caches while they stay in them; unknown rows: from memory.
   void read_rows(double bytes) {
-    const double held = double(w.rows) * double(w.features) / w.ranks * w.storage_bytes;
+    const double P = w.ranks, per_core = m.cores > 0 ? std::ceil(P / m.cores) : 1;
+    const double held = double(w.rows) * double(w.features) / P * w.storage_bytes * per_core;
     device_part += bytes / m.rows_Bps(w.rows > 0 ? held : 1e300);
   }
   // A second pass over rows the step has just read: free while they fit in a core's cache.
