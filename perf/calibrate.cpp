@@ -506,22 +506,21 @@ void print_machine(const perfmodel::Machine& m, int P) {
     curve += pair;
   }
   const std::string transfer = curve.empty() ? "" : ",\n  transfer_us: [" + curve + "]";
-  std::string compressors;  // ns per value, by the deck's method names
-  for (const auto& [method, name] : names(CompressionMethod{})) {
-    if (method == CompressionMethod::none) continue;
-    char entry[64];
-    std::snprintf(entry, sizeof entry, "%s%s: %.4g", compressors.empty() ? "" : ", ", name,
-                  std::max(m.compress_value_s[std::size_t(method)] * 1e9, 1e-3));
-    compressors += entry;
-  }
-  std::string merges;  // ns per value merged, by the deck's method names
-  for (const auto& [method, name] : names(CompressionMethod{})) {
-    if (!perfmodel::merges_payloads(method)) continue;
-    char entry[64];
-    std::snprintf(entry, sizeof entry, "%s%s: %.4g", merges.empty() ? "" : ", ", name,
-                  std::max(m.merge_value_s[std::size_t(method)] * 1e9, 1e-3));
-    merges += entry;
-  }
+  // ns per value, by the deck's method names, for the methods `has`
+  const auto per_method = [](const std::array<double, 8>& figures, auto has) {
+    std::string out;
+    for (const auto& [method, name] : names(CompressionMethod{})) {
+      if (!has(method)) continue;
+      char entry[64];
+      std::snprintf(entry, sizeof entry, "%s%s: %.4g", out.empty() ? "" : ", ", name,
+                    std::max(figures[std::size_t(method)] * 1e9, 1e-3));
+      out += entry;
+    }
+    return out;
+  };
+  const std::string compressors = per_method(
+      m.compress_value_s, [](CompressionMethod c) { return c != CompressionMethod::none; });
+  const std::string merges = per_method(m.merge_value_s, perfmodel::merges_payloads);
   std::string resident;  // memory.resident_GBps: none found, none written
   for (std::size_t i = 0; i < m.resident.size(); ++i) {
     char pair[64];

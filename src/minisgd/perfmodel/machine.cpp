@@ -146,20 +146,17 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.network_Bps = network.number("bandwidth_GBps", 1e9);
   m.transfer = network.pairs("transfer_us", "bytes", "us", 1, 1e-6, true, true);
   m.network_ranks = network.optional("ranks", 1, 0);
-  if (root["compressors"]) {  // optional: ns per value, by the deck's method names
-    Section compressors(root, "compressors", origin);
+  // Optional sections of ns per value by the deck's method names, for the methods `has`.
+  const auto per_method = [&](const char* key, std::array<double, 8>& figures, auto has) {
+    if (!root[key]) return;
+    Section section(root, key, origin);
     for (const auto& [method, name] : names(CompressionMethod{}))
-      if (method != CompressionMethod::none)
-        m.compress_value_s[std::size_t(method)] = compressors.optional(name, 1e-9, 0);
-    compressors.finish();
-  }
-  if (root["merges"]) {  // optional: ns per value merged, for the methods that merge
-    Section merges(root, "merges", origin);
-    for (const auto& [method, name] : names(CompressionMethod{}))
-      if (merges_payloads(method))
-        m.merge_value_s[std::size_t(method)] = merges.optional(name, 1e-9, 0);
-    merges.finish();
-  }
+      if (has(method)) figures[std::size_t(method)] = section.optional(name, 1e-9, 0);
+    section.finish();
+  };
+  per_method("compressors", m.compress_value_s,
+             [](CompressionMethod c) { return c != CompressionMethod::none; });
+  per_method("merges", m.merge_value_s, merges_payloads);  // the methods that merge
   memory.finish();
   kernels.finish();
   host.finish();
