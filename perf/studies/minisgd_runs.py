@@ -69,6 +69,10 @@ def calibrate(build, P, folder, clock="wall", tries=3, fast_state=True):
 
 # a key (the compressors' names have hyphens: global-qsgd, not qsgd) and its number
 NUMBER = re.compile(r"([\w-]+): (-?[0-9.]+(?:e[-+]?[0-9]+)?)(?=[,}\s])")
+# a curve, `key: [[x, y], ...]` (over several lines), and one of its points
+_NUM = r"-?[0-9.]+(?:e[-+]?[0-9]+)?"
+CURVE = re.compile(r"([\w-]+): \[((?:\s*\[[^\[\]]*\],?)*\s*)\]")
+POINT = re.compile(rf"\[\s*({_NUM}),\s*({_NUM})\s*\]")
 
 
 def sections(text):
@@ -84,19 +88,30 @@ def sections(text):
 
 def median_figures(texts):
     """The first machine file with each `key: number` of its sections the median of that
-    figure over all of them (the same key in the same section)."""
+    figure over all of them (the same key in the same section), and each point [x, y] of a
+    curve `key: [[x, y], ...]` the median y of the files whose curve has that x."""
     parsed = [sections(t) for t in texts]
     out = []
     for name, lines in parsed[0].items():
-        def figures(p):
-            return {k: float(v) for k, v in NUMBER.findall("".join(p.get(name, [])))}
-        values = [figures(p) for p in parsed]
+        texts_of_section = ["".join(p.get(name, [])) for p in parsed]
+        values = [{k: float(v) for k, v in NUMBER.findall(t)} for t in texts_of_section]
+        curves = [{m.group(1): {float(x): float(y) for x, y in POINT.findall(m.group(2))}
+                   for m in CURVE.finditer(t)} for t in texts_of_section]
 
         def median(m):
             key = m.group(1)
             xs = [v[key] for v in values if key in v]
             return f"{key}: {statistics.median(xs):.4g}"
-        out += [NUMBER.sub(median, line) for line in lines]
+
+        def curve_median(m):
+            key = m.group(1)
+
+            def point(p):
+                x = float(p.group(1))
+                ys = [c[key][x] for c in curves if x in c.get(key, {})]
+                return f"[{p.group(1)}, {statistics.median(ys):.4g}]"
+            return f"{key}: [{POINT.sub(point, m.group(2))}]"
+        out.append(NUMBER.sub(median, CURVE.sub(curve_median, texts_of_section[0])))
     return "".join(out)
 
 
