@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/vector_math.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
 #include "minisgd/precision/bits.hpp"
 
@@ -30,21 +31,13 @@ KOKKOS_INLINE_FUNCTION double stochastic_round(double y, std::uint32_t random) {
 /// levels + 1 (the sum of P codes would overflow its type). A NaN y gives 0: levels carry no
 /// NaN, so callers propagate non-finite input through the scale instead.
 KOKKOS_INLINE_FUNCTION std::int32_t stochastic_level(double y, int levels, std::uint32_t random) {
-  if (!(y == y)) return 0;
-  const double q = stochastic_round(y, random);
-  return std::int32_t(q < -levels ? -levels : (q > levels ? levels : q));
+  const double q = stochastic_round(y, random), top = levels;
+  // blends of bits, not branches, so that a loop of these vectorizes
+  const double clamped = blend(q < -top, -top, blend(q > top, top, q));
+  return std::int32_t(blend(y == y, clamped, 0.0));
 }
 
-/// Integer codes of 1, 2 or 4 bytes, stored in a byte buffer.
-KOKKOS_INLINE_FUNCTION void store_level(std::uint8_t* codes, int bytes, std::size_t i,
-                                        std::int32_t q) {
-  if (bytes == 1)
-    reinterpret_cast<std::int8_t*>(codes)[i] = std::int8_t(q);
-  else if (bytes == 2)
-    reinterpret_cast<std::int16_t*>(codes)[i] = std::int16_t(q);
-  else
-    reinterpret_cast<std::int32_t*>(codes)[i] = q;
-}
+/// Integer codes of 1, 2 or 4 bytes in a byte buffer (encode_levels writes them).
 KOKKOS_INLINE_FUNCTION std::int32_t load_level(const std::uint8_t* codes, int bytes,
                                                std::size_t i) {
   if (bytes == 1) return reinterpret_cast<const std::int8_t*>(codes)[i];
@@ -52,12 +45,13 @@ KOKKOS_INLINE_FUNCTION std::int32_t load_level(const std::uint8_t* codes, int by
   return reinterpret_cast<const std::int32_t*>(codes)[i];
 }
 
-/// r[j] = sr_bits(key, step, first + j) for j < N: one loop the compiler vectorizes (each
-/// element's bits are a Philox evaluation, tens of multiplies, the bulk of a dithering kernel).
+/// r[j] = sr_bits(key, step, first + j) for j < N, N at once (each element's bits are a Philox
+/// evaluation, tens of multiplies, the bulk of a dithering kernel: sixteen lanes at a time with
+/// AVX-512).
 template <int N>
 KOKKOS_INLINE_FUNCTION void random_bits(std::uint64_t key, std::uint64_t step, std::uint64_t first,
                                         std::uint32_t* r) {
-  for (int j = 0; j < N; ++j) r[j] = precision::sr_bits(key, step, first + j);
+  precision::sr_bits_run<N>(key, step, first, r);
 }
 
 /// Elements a host work item dithers: their random bits come from one vectorized loop.
@@ -77,21 +71,44 @@ void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint6
         const std::int64_t i0 = b * B;
         std::uint32_t r[B];
         random_bits<B>(key, step, first + std::uint64_t(i0), r);
-        const int m = n - i0 < B ? int(n - i0) : B;
-        for (int j = 0; j < m; ++j) f(i0 + j, r[j]);
+        if (n - i0 >= B) {  // a whole block: a loop of fixed length, which vectorizes
+          for (int j = 0; j < B; ++j) f(i0 + j, r[j]);
+        } else {
+          for (int j = 0; j < int(n - i0); ++j) f(i0 + j, r[j]);
+        }
       });
 }
 
 /// codes[i] = SR(local(i)·factor) within ±levels, with the random bits of element first + i
 /// at (key, step).
-template <class T>
-void encode_levels(const Vector<T>& local, double factor, int levels, std::uint64_t key,
-                   std::uint64_t step, std::uint64_t first, int bytes, std::uint8_t* codes) {
+/// encode_levels with codes of type Code (a named function: CUDA allows no device lambda inside
+/// another lambda).
+template <class Code, class T>
+void encode_levels_as(const Vector<T>& local, double factor, int levels, std::uint64_t key,
+                      std::uint64_t step, std::uint64_t first, Code* codes) {
+  const T* const values = local.data();  // a pointer, not the view: stores of 1-byte codes
+                                         // may alias anything, the view's own fields included
   dither_each(
       "minisgd::encode_levels", local.extent(0), key, step, first,
       KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
-        store_level(codes, bytes, i, stochastic_level(double(local(i)) * factor, levels, random));
+        codes[i] = Code(stochastic_level(double(values[i]) * factor, levels, random));
       });
+}
+
+/// codes[i] = SR(local(i)·factor) within ±levels, with the random bits of element first + i
+/// at (key, step), as integers of `bytes` bytes (the type chosen once, not per element).
+template <class T>
+void encode_levels(const Vector<T>& local, double factor, int levels, std::uint64_t key,
+                   std::uint64_t step, std::uint64_t first, int bytes, std::uint8_t* codes) {
+  if (bytes == 1)
+    encode_levels_as(local, factor, levels, key, step, first,
+                     reinterpret_cast<std::int8_t*>(codes));
+  else if (bytes == 2)
+    encode_levels_as(local, factor, levels, key, step, first,
+                     reinterpret_cast<std::int16_t*>(codes));
+  else
+    encode_levels_as(local, factor, levels, key, step, first,
+                     reinterpret_cast<std::int32_t*>(codes));
 }
 
 namespace exp_dither {

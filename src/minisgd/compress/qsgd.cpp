@@ -7,6 +7,33 @@
 
 namespace minisgd::compress {
 
+namespace qsgd_detail {
+
+/// sum(i) = Σ_p decode(rank p's code i)·unit_p in rank order, the codes gathered rank after rank
+/// (d each): exponential dithering's bytes (unit_p = 2·scale_p), else integer levels (unit_p =
+/// scale_p / levels). The code's type and kind are compile-time: no branch per element.
+template <bool kExponential, class Code, class T>
+void decode_sum(const std::uint8_t* gathered, const Kokkos::View<double*, MemSpace>& scales,
+                std::size_t d, double levels, const Vector<T>& sum) {
+  const Code* const codes = reinterpret_cast<const Code*>(gathered);
+  const int ranks = int(scales.extent(0));
+  Kokkos::parallel_for(
+      "minisgd::qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        double s = 0;
+        for (int p = 0; p < ranks; ++p) {
+          const Code c = codes[p * d + i];
+          if constexpr (kExponential)
+            s += double(exp_dither::decode(c)) * (2 * scales(p));
+          else
+            s += double(c) * (scales(p) / levels);
+        }
+        sum(i) = T(s);
+      });
+}
+
+}  // namespace qsgd_detail
+
 template <class T>
 Qsgd<T>::Qsgd(comm::Communicator& comm, std::size_t d, int bits, bool exponential,
               std::uint64_t seed)
@@ -56,21 +83,13 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   comm_.allgather(codes_.to_host(), gathered_.host.data(), codes_.size(), comm::DType::u8);
   scales_.to_device();
   gathered_.to_device();
-  const auto gathered = gathered_.device;
-  const auto scales = scales_.device;
-  const std::size_t d = d_;
-  const int ranks = comm_.size(), bytes = code_bytes_;
-  Kokkos::parallel_for(
-      "minisgd::qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        double s = 0;
-        for (int p = 0; p < ranks; ++p) {
-          const std::uint8_t* rank_codes = &gathered(p * d * bytes);
-          s += exponential ? double(exp_dither::decode(rank_codes[i])) * (2 * scales(p))
-                           : double(load_level(rank_codes, bytes, i)) * (scales(p) / levels);
-        }
-        sum(i) = T(s);
-      });
+  const std::uint8_t* const gathered = gathered_.device.data();
+  if (exponential)
+    qsgd_detail::decode_sum<true, std::uint8_t>(gathered, scales_.device, d_, levels, sum);
+  else if (code_bytes_ == 1)
+    qsgd_detail::decode_sum<false, std::int8_t>(gathered, scales_.device, d_, levels, sum);
+  else
+    qsgd_detail::decode_sum<false, std::int16_t>(gathered, scales_.device, d_, levels, sum);
   ++step_;
 }
 
