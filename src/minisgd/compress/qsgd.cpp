@@ -9,6 +9,17 @@ namespace minisgd::compress {
 
 namespace qsgd_detail {
 
+/// What a code stands for, before its rank's unit: exponential dithering's ±2^−k, or the level.
+/// (A function, not an `if constexpr` in the kernel: CUDA's device lambdas may not first capture
+/// a variable inside one.)
+template <bool kExponential, class Code>
+KOKKOS_INLINE_FUNCTION double code_value(Code c) {
+  if constexpr (kExponential)
+    return double(exp_dither::decode(c));
+  else
+    return double(c);
+}
+
 /// sum(i) = Σ_p decode(rank p's code i)·unit_p in rank order, the codes gathered rank after rank
 /// (d each): exponential dithering's bytes (unit_p = 2·scale_p), else integer levels (unit_p =
 /// scale_p / levels). The code's type and kind are compile-time: no branch per element.
@@ -21,13 +32,9 @@ void decode_sum(const std::uint8_t* gathered, const Kokkos::View<double*, MemSpa
       "minisgd::qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
       KOKKOS_LAMBDA(const std::int64_t i) {
         double s = 0;
-        for (int p = 0; p < ranks; ++p) {
-          const Code c = codes[p * d + i];
-          if constexpr (kExponential)
-            s += double(exp_dither::decode(c)) * (2 * scales(p));
-          else
-            s += double(c) * (scales(p) / levels);
-        }
+        for (int p = 0; p < ranks; ++p)
+          s += code_value<kExponential>(codes[p * d + i]) *
+               (kExponential ? 2 * scales(p) : scales(p) / levels);
         sum(i) = T(s);
       });
 }
