@@ -11,6 +11,7 @@
 // 2^−32 of the step it rounds across.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/core/vector_math.hpp"
@@ -60,10 +61,11 @@ constexpr int kHostDitherBlock = 16;
 constexpr int kDitherBlock = kHostMemory ? kHostDitherBlock : 1;
 
 /// f(i, r) for i < n in kernel `name`, r the random bits of element first + i at (key, step):
-/// the same bits and results however the elements are grouped.
-template <class F>
+/// the same bits and results however the elements are grouped. A whole block of kDitherBlock
+/// elements from i0 is whole(i0, r) instead, which must give what f would, element by element.
+template <class F, class W>
 void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint64_t step,
-                 std::uint64_t first, const F& f) {
+                 std::uint64_t first, const F& f, const W& whole) {
   constexpr int B = kDitherBlock;
   Kokkos::parallel_for(
       name, Kokkos::RangePolicy<ExecSpace>(0, (n + B - 1) / B),
@@ -71,16 +73,75 @@ void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint6
         const std::int64_t i0 = b * B;
         std::uint32_t r[B];
         random_bits<B>(key, step, first + std::uint64_t(i0), r);
-        if (n - i0 >= B) {  // a whole block: a loop of fixed length, which vectorizes
-          for (int j = 0; j < B; ++j) f(i0 + j, r[j]);
+        if (n - i0 >= B) {
+          whole(i0, r);
         } else {
           for (int j = 0; j < int(n - i0); ++j) f(i0 + j, r[j]);
         }
       });
 }
 
-/// codes[i] = SR(local(i)·factor) within ±levels, with the random bits of element first + i
-/// at (key, step).
+/// The whole block as f element by element: a loop of fixed length, which vectorizes.
+template <class F>
+struct EachOfBlock {
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i0, const std::uint32_t* r) const {
+    for (int j = 0; j < kDitherBlock; ++j) f(i0 + j, r[j]);
+  }
+};
+
+/// dither_each with f for whole blocks too.
+template <class F>
+void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint64_t step,
+                 std::uint64_t first, const F& f) {
+  dither_each(name, n, key, step, first, f, EachOfBlock<F>{f});
+}
+
+/// out[j] = Code(stochastic_level(double(x[j])·factor, levels, r[j])) for j < N: for N = 16
+/// with AVX-512F two registers of eight doubles (GCC does not vectorize this mix of doubles and
+/// narrow codes), each step the scalar one's operation, so the same codes.
+template <int N, class T, class Code>
+KOKKOS_INLINE_FUNCTION void levels_of_block(const T* x, double factor, int levels,
+                                            const std::uint32_t* r, Code* out) {
+#ifdef MINISGD_PHILOX_AVX512  // (host code for AVX-512F, as the Philox lanes)
+  if constexpr (N == 16 && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    const __mmask8 all = 0xFF;  // (maskz forms throughout: GCC 12 warns of the others)
+    const __m512d f = _mm512_set1_pd(factor), one = _mm512_set1_pd(1.0);
+    const __m512d top = _mm512_set1_pd(levels), bottom = _mm512_set1_pd(-double(levels));
+    __m256i q[2];
+    for (int h = 0; h < 2; ++h) {
+      __m512d v;
+      if constexpr (std::is_same_v<T, float>)
+        v = _mm512_maskz_cvtps_pd(all, _mm256_loadu_ps(x + 8 * h));
+      else
+        v = _mm512_loadu_pd(x + 8 * h);
+      const __m512d y = _mm512_mul_pd(v, f);
+      const __m512d lo =
+          _mm512_maskz_roundscale_pd(all, y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+      const __m512d random = _mm512_maskz_cvtepu32_pd(
+          all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + 8 * h)));
+      const __mmask8 up = _mm512_cmp_pd_mask(
+          random, _mm512_mul_pd(_mm512_sub_pd(y, lo), _mm512_set1_pd(4294967296.0)), _CMP_LT_OQ);
+      __m512d s = _mm512_add_pd(lo, _mm512_maskz_mov_pd(up, one));  // lo + 1.0 or lo + 0.0
+      s = _mm512_mask_mov_pd(s, _mm512_cmp_pd_mask(s, bottom, _CMP_LT_OQ), bottom);
+      s = _mm512_mask_mov_pd(s, _mm512_cmp_pd_mask(s, top, _CMP_GT_OQ), top);
+      s = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(y, y, _CMP_EQ_OQ), s);  // NaN: 0
+      q[h] = _mm512_maskz_cvttpd_epi32(all, s);
+    }
+    const __m512i codes = _mm512_maskz_inserti64x4(0xFF, _mm512_castsi256_si512(q[0]), q[1], 1);
+    if constexpr (sizeof(Code) == 1)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_maskz_cvtepi32_epi8(0xFFFF, codes));
+    else if constexpr (sizeof(Code) == 2)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                          _mm512_maskz_cvtepi32_epi16(0xFFFF, codes));
+    else
+      _mm512_storeu_si512(out, codes);
+    return;
+  }
+#endif
+  for (int j = 0; j < N; ++j) out[j] = Code(stochastic_level(double(x[j]) * factor, levels, r[j]));
+}
+
 /// encode_levels with codes of type Code (a named function: CUDA allows no device lambda inside
 /// another lambda).
 template <class Code, class T>
@@ -92,6 +153,9 @@ void encode_levels_as(const Vector<T>& local, double factor, int levels, std::ui
       "minisgd::encode_levels", local.extent(0), key, step, first,
       KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
         codes[i] = Code(stochastic_level(double(values[i]) * factor, levels, random));
+      },
+      KOKKOS_LAMBDA(const std::int64_t i0, const std::uint32_t* r) {
+        levels_of_block<kDitherBlock>(values + i0, factor, levels, r, codes + i0);
       });
 }
 
