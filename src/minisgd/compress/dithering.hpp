@@ -14,7 +14,6 @@
 #include <type_traits>
 
 #include "minisgd/core/kokkos.hpp"
-#include "minisgd/core/vector_math.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
 #include "minisgd/precision/bits.hpp"
 
@@ -32,10 +31,9 @@ KOKKOS_INLINE_FUNCTION double stochastic_round(double y, std::uint32_t random) {
 /// levels + 1 (the sum of P codes would overflow its type). A NaN y gives 0: levels carry no
 /// NaN, so callers propagate non-finite input through the scale instead.
 KOKKOS_INLINE_FUNCTION std::int32_t stochastic_level(double y, int levels, std::uint32_t random) {
-  const double q = stochastic_round(y, random), top = levels;
-  // blends of bits, not branches, so that a loop of these vectorizes
-  const double clamped = blend(q < -top, -top, blend(q > top, top, q));
-  return std::int32_t(blend(y == y, clamped, 0.0));
+  if (!(y == y)) return 0;
+  const double q = stochastic_round(y, random);
+  return std::int32_t(q < -levels ? -levels : (q > levels ? levels : q));
 }
 
 /// Integer codes of 1, 2 or 4 bytes in a byte buffer (encode_levels writes them).
@@ -81,7 +79,7 @@ void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint6
       });
 }
 
-/// The whole block as f element by element: a loop of fixed length, which vectorizes.
+/// The whole block as f element by element.
 template <class F>
 struct EachOfBlock {
   F f;

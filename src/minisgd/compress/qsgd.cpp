@@ -74,8 +74,7 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const std::uint64_t key = stream_key(seed_, 0), step = step_;
   const std::uint64_t first = std::uint64_t(comm_.rank()) * d_;
   const auto codes = codes_.device;
-  const bool exponential = exponential_;
-  if (exponential) {
+  if (exponential_) {
     const double inv = scale > 0 ? 1.0 / (2 * scale) : 0.0;
     dither_each(
         "minisgd::qsgd_encode_exponential", d_, key, step, first,
@@ -91,7 +90,7 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   scales_.to_device();
   gathered_.to_device();
   const std::uint8_t* const gathered = gathered_.device.data();
-  if (exponential)
+  if (exponential_)
     qsgd_detail::decode_sum<true, std::uint8_t>(gathered, scales_.device, d_, levels, sum);
   else if (code_bytes_ == 1)
     qsgd_detail::decode_sum<false, std::int8_t>(gathered, scales_.device, d_, levels, sum);
