@@ -3,8 +3,11 @@
 // unbiased, LoCo's reset period.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/comm/merge_plan.hpp"
@@ -14,6 +17,7 @@
 #include "minisgd/compress/global_qsgd.hpp"
 #include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/compress/sparse.hpp"
+#include "support/simulated_merge.hpp"
 #include "support/test_support.hpp"
 
 using namespace minisgd;
@@ -201,6 +205,100 @@ TEST(ApsCollective, UnscalesExactlyAndNeverOverflows) {
   Kokkos::deep_copy(g, 6.5e4);
   comp->reduce(g, sum);
   for (const double s : host(sum)) ASSERT_TRUE(std::isfinite(s) && s > 0);
+}
+
+namespace {
+
+/// Rank p's gradient for the APS comparison: gradient() with block 2 of `block` values zero on
+/// every rank and, on rank 0, a NaN in block 1 (its block's exponent ignores it; its sum is NaN).
+template <class T>
+std::vector<T> aps_input(std::size_t d, std::size_t block, int p) {
+  std::vector<T> g = host(gradient<T>(d, p));
+  for (std::size_t i = 2 * block; i < std::min(3 * block, d); ++i) g[i] = T(0);
+  if (p == 0) g[block + 1] = T(NAN);
+  return g;
+}
+
+/// What APS sums from every rank's aps_input, value by value with the codec's functions (the
+/// runtime packing, one element at a time) through the simulated schedule of the collective.
+template <class T>
+std::vector<T> aps_reference(std::size_t d, std::size_t block, int P, precision::CustomFormat f,
+                             bool kahan) {
+  namespace aps = compress::aps;
+  const aps::Packing pack = aps::Packing::of(f, kahan);
+  const int headroom = aps::headroom_bits(f, P);
+  std::vector<std::vector<T>> g;
+  for (int p = 0; p < P; ++p) g.push_back(aps_input<T>(d, block, p));
+  std::vector<int> shift((d + block - 1) / block), zero(shift.size());
+  for (std::size_t l = 0; l < shift.size(); ++l) {
+    float m = 0;
+    for (int p = 0; p < P; ++p)
+      for (std::size_t i = l * block; i < std::min((l + 1) * block, d); ++i)
+        if (std::fabs(float(g[p][i])) > m) m = std::fabs(float(g[p][i]));
+    const std::int16_t e = aps::block_exponent(m, P);
+    zero[l] = e == aps::zero_block;
+    shift[l] = zero[l] ? 0 : aps::block_shift(f, headroom, e);
+  }
+  std::vector<std::vector<std::uint8_t>> data(
+      P, std::vector<std::uint8_t>(pack.elements(d) * pack.element_bytes()));
+  for (int p = 0; p < P; ++p)
+    for (std::size_t el = 0; el < pack.elements(d); ++el) {
+      std::uint32_t codes[2] = {0, 0};
+      for (int j = 0; j < pack.per_word; ++j) {
+        const std::size_t i = el * pack.per_word + j;
+        if (i < d && !zero[i / block])
+          codes[j] = aps::encode_scaled(float(g[p][i]), shift[i / block], f);
+      }
+      pack.put(&data[p][el * pack.element_bytes()], 0, codes);
+    }
+  test::simulate_merge_allreduce(comm::MergeShape::elementwise, data, pack.element_bytes(),
+                                 [&](std::uint8_t* own, const std::uint8_t* received, std::size_t,
+                                     std::size_t m, const comm::PlanStep&) {
+                                   for (std::size_t el = 0; el < m; ++el)
+                                     aps::merge_element(pack, f, own + el * pack.element_bytes(),
+                                                        received + el * pack.element_bytes());
+                                 });
+  std::vector<T> sum(d);
+  for (std::size_t i = 0; i < d; ++i) {
+    const float v = aps::element_value(pack, f, &data[0][i / pack.per_word * pack.element_bytes()],
+                                       int(i % pack.per_word));
+    sum[i] = zero[i / block] ? T(0) : T(aps::unscale(v, shift[i / block]));
+  }
+  return sum;
+}
+
+template <class T>
+void expect_aps_as_the_codec(World& w) {
+  const std::size_t d = 1001;
+  for (const char* format : {"e5m2", "e4m3", "e3m0", "fp16", "bf16"})
+    for (const bool kahan : {false, true})
+      for (const std::size_t block : {std::size_t(7), std::size_t(256)}) {
+        const std::string deck = std::string("compression: {method: aps, aps: {format: ") + format +
+                                 ", kahan: " + (kahan ? "true" : "false") +
+                                 ", block_size: " + std::to_string(block) + "}}";
+        auto comp = compress::make_compressor<T>(test::deck(deck).compression, 1, d, w.training);
+        Vector<T> g("g", d), sum("sum", d);
+        const std::vector<T> mine = aps_input<T>(d, block, w.rank);
+        Kokkos::deep_copy(g, Kokkos::View<const T*, HostSpace>(mine.data(), d));
+        comp->reduce(g, sum);
+        const std::vector<T> got = host(sum),
+                             expect = aps_reference<T>(d, block, w.P,
+                                                       compress::aps::wire_format(format), kahan);
+        EXPECT_EQ(std::memcmp(got.data(), expect.data(), d * sizeof(T)), 0)
+            << format << (kahan ? " kahan" : "") << " block " << block << " P " << w.P;
+      }
+}
+
+}  // namespace
+
+// The compressor's kernels (vectorized loops on a host backend, team kernels on a device) sum
+// exactly what the codec's per-value functions do, bit for bit: every wire format (two codes to
+// a byte, one, two bytes), with and without the compensation lane, blocks of 7 (an element of
+// 4-bit codes across two blocks) and 256, a block zero on every rank, a NaN; float and double.
+TEST(ApsCollective, SumsAsThePerValueCodec) {
+  World w;
+  expect_aps_as_the_codec<float>(w);
+  expect_aps_as_the_codec<double>(w);
 }
 
 // aps.kahan through the deck, the factory and the real collective: every rank sends values in

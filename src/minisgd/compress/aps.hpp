@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 #include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/compress/compressor.hpp"
@@ -22,6 +23,8 @@ class Aps final : public Compressor<T> {
   void state(StateArchive&) override {}  // stateless: exponents and payload are per-step scratch
 
  private:
+  void reduce_on_host(const Vector<T>& local, const Vector<T>& sum);
+
   comm::Communicator& comm_;
   std::size_t d_;
   std::string format_name_;
@@ -31,6 +34,7 @@ class Aps final : public Compressor<T> {
   int headroom_;
   Staged<std::int16_t> exponents_;
   Staged<std::uint8_t> payload_;
+  std::vector<std::uint32_t> codes_;  // the host path's codes of 4-bit formats, before packing
 };
 
 }  // namespace minisgd::compress

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/core/kokkos.hpp"
@@ -99,6 +100,26 @@ struct Packing {
     if (word_bytes == 2) w[1] = std::uint8_t(word >> 8);
   }
 };
+
+/// f(shape) with the shape of p (word bytes, codes per word, lanes) as a compile-time
+/// std::integral_constant, word_bytes·100 + per_word·10 + lanes; `shaped<kShape>(bits)` makes
+/// the Packing, whose constant fields let host loops over elements vectorize.
+template <int kShape>
+constexpr Packing shaped(int bits) {
+  return {bits, kShape / 100, kShape / 10 % 10, kShape % 10};
+}
+template <class F>
+void with_shape(const Packing& p, const F& f) {
+  switch (p.word_bytes * 100 + p.per_word * 10 + p.lanes) {
+    case 121: return f(std::integral_constant<int, 121>{});
+    case 122: return f(std::integral_constant<int, 122>{});
+    case 111: return f(std::integral_constant<int, 111>{});
+    case 112: return f(std::integral_constant<int, 112>{});
+    case 211: return f(std::integral_constant<int, 211>{});
+    case 212: return f(std::integral_constant<int, 212>{});
+    default: throw std::logic_error("aps: no packing of this shape");
+  }
+}
 
 /// One merge of a sum lane (and its compensation lane): s = RN(a + b); with compensation,
 /// c = RN(c_a + c_b + (a + b − s)) carries what the rounding of s dropped.
