@@ -13,6 +13,26 @@ namespace aps_detail {
 
 constexpr std::size_t kChunk = 4096;  // elements of a merge that one host thread takes
 
+/// The codes of the host loops: every code's value from a table, values[c] = decode(c, f)
+/// (decode selects between floats, which GCC 12 does not vectorize), and the narrow rounding
+/// path when the format has E ≤ 7 (chosen once per call).
+template <bool kNarrow>
+struct TableCodec {
+  precision::CustomFormat f;
+  const float* values;
+  float decode(std::uint32_t code) const { return values[code]; }
+  std::uint32_t encode(float x) const { return precision::encode_nearest<kNarrow>(x, f); }
+};
+
+/// f(codec) with the TableCodec of the format (values: its table).
+template <class F>
+void with_codec(precision::CustomFormat f, const float* values, const F& run) {
+  if (f.E <= 7)
+    run(TableCodec<true>{f, values});
+  else
+    run(TableCodec<false>{f, values});
+}
+
 /// Each block's exponent from its largest |value| (NaN ignored, as the device kernel's max).
 template <class T>
 void block_exponents(const T* g, std::size_t d, std::size_t block, int ranks, std::int16_t* exps) {
@@ -33,19 +53,19 @@ void block_exponents(const T* g, std::size_t d, std::size_t block, int ranks, st
 /// The payload of g: each value's code at its block's scale, zero lanes for the compensation.
 /// Two codes to a word (4-bit formats) go through `codes` (d words), as an element can hold
 /// values of two blocks.
-template <int kShape, class T>
-void encode(const T* g, std::size_t d, std::size_t block, const std::int16_t* exps,
-            precision::CustomFormat f, int headroom, int bits, std::uint8_t* payload,
+template <int kShape, class Codec, class T>
+void encode(const Codec& codec, int bits, int headroom, const T* g, std::size_t d,
+            std::size_t block, const std::int16_t* exps, std::uint8_t* payload,
             std::uint32_t* codes) {
   constexpr std::uint32_t zeros[2] = {0, 0};
   host_for("minisgd::aps_encode", (d + block - 1) / block, [=](std::size_t l) {
     const aps::Packing p = aps::shaped<kShape>(bits);  // (made here: constant in the loop)
     const std::size_t first = l * block, end = kmin(first + block, d);
     const std::int16_t x = exps[l];
-    const int shift = x == aps::zero_block ? 0 : aps::block_shift(f, headroom, x);
+    const int shift = x == aps::zero_block ? 0 : aps::block_shift(codec.f, headroom, x);
     for (std::size_t i = first; i < end; ++i) {
       const std::uint32_t code[2] = {
-          x == aps::zero_block ? 0u : aps::encode_scaled(float(g[i]), shift, f), 0u};
+          x == aps::zero_block ? 0u : codec.encode(aps::scaled(float(g[i]), shift)), 0u};
       if constexpr (kShape / 10 % 10 == 1) {
         p.put(payload + i * p.element_bytes(), 0, code);
         if (p.lanes == 2) p.put(payload + i * p.element_bytes(), 1, zeros);
@@ -65,21 +85,21 @@ void encode(const T* g, std::size_t d, std::size_t block, const std::int16_t* ex
 }
 
 /// own ← merge(own, received), n elements.
-template <int kShape>
-void merge(precision::CustomFormat f, int bits, std::uint8_t* own, const std::uint8_t* received,
+template <int kShape, class Codec>
+void merge(const Codec& codec, int bits, std::uint8_t* own, const std::uint8_t* received,
            std::size_t n) {
   host_for("minisgd::aps_merge", (n + kChunk - 1) / kChunk, [=](std::size_t c) {
     const aps::Packing p = aps::shaped<kShape>(bits);
     const std::size_t end = kmin((c + 1) * kChunk, n), bytes = p.element_bytes();
     for (std::size_t e = c * kChunk; e < end; ++e)
-      aps::merge_element(p, f, own + e * bytes, received + e * bytes);
+      aps::merge_element(p, codec, own + e * bytes, received + e * bytes);
   });
 }
 
 /// The summed payload unscaled by each block's shift (0 in blocks zero on every rank).
-template <int kShape, class T>
-void decode(const std::uint8_t* payload, std::size_t d, std::size_t block, const std::int16_t* exps,
-            precision::CustomFormat f, int headroom, int bits, T* sum) {
+template <int kShape, class Codec, class T>
+void decode(const Codec& codec, int bits, int headroom, const std::uint8_t* payload, std::size_t d,
+            std::size_t block, const std::int16_t* exps, T* sum) {
   host_for("minisgd::aps_decode", (d + block - 1) / block, [=](std::size_t l) {
     const aps::Packing p = aps::shaped<kShape>(bits);
     const std::size_t first = l * block, end = kmin(first + block, d);
@@ -88,14 +108,22 @@ void decode(const std::uint8_t* payload, std::size_t d, std::size_t block, const
       for (std::size_t i = first; i < end; ++i) sum[i] = T(0);
       return;
     }
-    const int shift = aps::block_shift(f, headroom, x);
+    const int shift = aps::block_shift(codec.f, headroom, x);
     for (std::size_t i = first; i < end; ++i) {
       const std::size_t element = i / std::size_t(p.per_word);
-      const float v = aps::element_value(p, f, payload + element * p.element_bytes(),
+      const float v = aps::element_value(p, codec, payload + element * p.element_bytes(),
                                          int(i - element * std::size_t(p.per_word)));
       sum[i] = T(aps::unscale(v, shift));
     }
   });
+}
+
+/// values[c] = decode(c, f) for every code of f (the host path's table; none on a device).
+std::vector<float> code_values(precision::CustomFormat f) {
+  std::vector<float> values(kHostMemory ? std::size_t(1) << f.bits() : 0);
+  for (std::size_t c = 0; c < values.size(); ++c)
+    values[c] = precision::decode(std::uint32_t(c), f);
+  return values;
 }
 
 }  // namespace aps_detail
@@ -112,7 +140,8 @@ Aps<T>::Aps(comm::Communicator& comm, std::size_t d, const std::string& format,
       headroom_(aps::headroom_bits(format_, comm.size())),
       exponents_("aps_exponents", (d + block_size - 1) / block_size),
       payload_("aps_payload", packing_.elements(d) * packing_.element_bytes()),
-      codes_(kHostMemory && packing_.per_word == 2 ? d : 0) {}
+      codes_(kHostMemory && packing_.per_word == 2 ? d : 0),
+      values_(aps_detail::code_values(format_)) {}
 
 template <class T>
 nlohmann::json Aps<T>::describe() const {
@@ -209,7 +238,6 @@ void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 
 template <class T>
 void Aps<T>::reduce_on_host(const Vector<T>& local, const Vector<T>& sum) {
-  const precision::CustomFormat f = format_;
   const int bits = packing_.bits, headroom = headroom_;
   const std::size_t d = d_, block = block_size_;
   std::int16_t* const exps = exponents_.host.data();
@@ -217,15 +245,18 @@ void Aps<T>::reduce_on_host(const Vector<T>& local, const Vector<T>& sum) {
   aps_detail::block_exponents(local.data(), d, block, comm_.size(), exps);
   comm_.allreduce(exps, exponents_.size(), comm::Op::max);
   aps::with_shape(packing_, [&](auto shape) {
-    constexpr int kShape = decltype(shape)::value;
-    aps_detail::encode<kShape>(local.data(), d, block, exps, f, headroom, bits, payload,
-                               codes_.data());
-    comm::merge_allreduce(
-        comm_, comm::MergeShape::elementwise, payload, packing_.elements(d),
-        packing_.element_bytes(),
-        [f, bits](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t n,
-                  const comm::PlanStep&) { aps_detail::merge<kShape>(f, bits, own, received, n); });
-    aps_detail::decode<kShape>(payload, d, block, exps, f, headroom, bits, sum.data());
+    aps_detail::with_codec(format_, values_.data(), [&](const auto codec) {
+      constexpr int kShape = decltype(shape)::value;
+      aps_detail::encode<kShape>(codec, bits, headroom, local.data(), d, block, exps, payload,
+                                 codes_.data());
+      comm::merge_allreduce(comm_, comm::MergeShape::elementwise, payload, packing_.elements(d),
+                            packing_.element_bytes(),
+                            [codec, bits](std::uint8_t* own, const std::uint8_t* received,
+                                          std::size_t, std::size_t n, const comm::PlanStep&) {
+                              aps_detail::merge<kShape>(codec, bits, own, received, n);
+                            });
+      aps_detail::decode<kShape>(codec, bits, headroom, payload, d, block, exps, sum.data());
+    });
   });
 }
 

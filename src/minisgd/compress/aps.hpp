@@ -35,6 +35,7 @@ class Aps final : public Compressor<T> {
   Staged<std::int16_t> exponents_;
   Staged<std::uint8_t> payload_;
   std::vector<std::uint32_t> codes_;  // the host path's codes of 4-bit formats, before packing
+  std::vector<float> values_;         // the host path's value of every code
 };
 
 }  // namespace minisgd::compress

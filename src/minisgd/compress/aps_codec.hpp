@@ -45,10 +45,23 @@ KOKKOS_INLINE_FUNCTION int block_shift(precision::CustomFormat f, int headroom, 
   return f.bias() - headroom - e;
 }
 
-/// The code of gradient value g (as a float) scaled by 2^shift: the scaling is exact.
+/// Gradient value g (as a float) scaled by 2^shift: exact until rounded to the float.
+KOKKOS_INLINE_FUNCTION float scaled(float g, int shift) { return float(double(g) * pow2d(shift)); }
+
+/// The code of gradient value g (as a float) scaled by 2^shift.
 KOKKOS_INLINE_FUNCTION std::uint32_t encode_scaled(float g, int shift, precision::CustomFormat f) {
-  return precision::encode(float(double(g) * pow2d(shift)), f);
+  return precision::encode(scaled(g, shift), f);
 }
+
+/// The format's codes as the merge and the sum read and write them: decode, and encode to nearest
+/// (precision/custom_format.hpp). The host path has its own Codec, the same values by a table.
+struct FormatCodec {
+  precision::CustomFormat f;
+  KOKKOS_INLINE_FUNCTION float decode(std::uint32_t code) const {
+    return precision::decode(code, f);
+  }
+  KOKKOS_INLINE_FUNCTION std::uint32_t encode(float x) const { return precision::encode(x, f); }
+};
 
 /// A summed value back in gradient units: an exact power-of-two unscale.
 KOKKOS_INLINE_FUNCTION double unscale(float v, int shift) { return double(v) * pow2d(-shift); }
@@ -123,29 +136,36 @@ void with_shape(const Packing& p, const F& f) {
 
 /// One merge of a sum lane (and its compensation lane): s = RN(a + b); with compensation,
 /// c = RN(c_a + c_b + (a + b − s)) carries what the rounding of s dropped.
-KOKKOS_INLINE_FUNCTION void merge_element(const Packing& p, precision::CustomFormat f,
-                                          std::uint8_t* own, const std::uint8_t* other) {
+template <class Codec>
+KOKKOS_INLINE_FUNCTION void merge_element(const Packing& p, const Codec& codec, std::uint8_t* own,
+                                          const std::uint8_t* other) {
   std::uint32_t s[2], c[2];
   for (int j = 0; j < p.per_word; ++j) {
-    const float t =
-        precision::decode(p.get(own, 0, j), f) + precision::decode(p.get(other, 0, j), f);
-    s[j] = precision::encode(t, f);
+    const float t = codec.decode(p.get(own, 0, j)) + codec.decode(p.get(other, 0, j));
+    s[j] = codec.encode(t);
     if (p.lanes == 2) {
-      const float err = t - precision::decode(s[j], f);
-      c[j] = precision::encode(
-          precision::decode(p.get(own, 1, j), f) + precision::decode(p.get(other, 1, j), f) + err,
-          f);
+      const float err = t - codec.decode(s[j]);
+      c[j] = codec.encode(codec.decode(p.get(own, 1, j)) + codec.decode(p.get(other, 1, j)) + err);
     }
   }
   p.put(own, 0, s);
   if (p.lanes == 2) p.put(own, 1, c);
 }
+KOKKOS_INLINE_FUNCTION void merge_element(const Packing& p, precision::CustomFormat f,
+                                          std::uint8_t* own, const std::uint8_t* other) {
+  merge_element(p, FormatCodec{f}, own, other);
+}
 
 /// The value lane j of an element stands for, in scaled units.
+template <class Codec>
+KOKKOS_INLINE_FUNCTION float element_value(const Packing& p, const Codec& codec,
+                                           const std::uint8_t* element, int j) {
+  const float s = codec.decode(p.get(element, 0, j));
+  return p.lanes == 2 ? s + codec.decode(p.get(element, 1, j)) : s;
+}
 KOKKOS_INLINE_FUNCTION float element_value(const Packing& p, precision::CustomFormat f,
                                            const std::uint8_t* element, int j) {
-  const float s = precision::decode(p.get(element, 0, j), f);
-  return p.lanes == 2 ? s + precision::decode(p.get(element, 1, j), f) : s;
+  return element_value(p, FormatCodec{f}, element, j);
 }
 
 }  // namespace minisgd::compress::aps

@@ -72,10 +72,20 @@ KOKKOS_INLINE_FUNCTION uint32_t encode_nearest_narrow(float x, CustomFormat f) {
 
 }  // namespace detail
 
+// Code of x rounded to nearest even, by the few selects of detail::encode_nearest_narrow, which
+// vectorize (kNarrow: only for formats with E ≤ 7), or the general path. A loop over values takes
+// the choice once (compilers do not take it out of the loop).
+template <bool kNarrow>
+KOKKOS_INLINE_FUNCTION uint32_t encode_nearest(float x, CustomFormat f) {
+  if constexpr (kNarrow)
+    return detail::encode_nearest_narrow(x, f);
+  else
+    return detail::encode(detail::unpack(x), f, false, 0);
+}
+
 // Code of x rounded to nearest even (so encode(x) == encode(round_to(x))).
 KOKKOS_INLINE_FUNCTION uint32_t encode(float x, CustomFormat f) {
-  if (f.E <= 7) return detail::encode_nearest_narrow(x, f);
-  return detail::encode(detail::unpack(x), f, false, 0);
+  return f.E <= 7 ? encode_nearest<true>(x, f) : encode_nearest<false>(x, f);
 }
 
 // Code of x rounded stochastically with the given random bits.
