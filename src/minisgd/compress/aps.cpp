@@ -20,8 +20,11 @@ template <bool kNarrow>
 struct TableCodec {
   precision::CustomFormat f;
   const float* values;
-  float decode(std::uint32_t code) const { return values[code]; }
-  std::uint32_t encode(float x) const { return precision::encode_nearest<kNarrow>(x, f); }
+  // (host and device functions, as the codec's functions that call them; run on the host only)
+  KOKKOS_INLINE_FUNCTION float decode(std::uint32_t code) const { return values[code]; }
+  KOKKOS_INLINE_FUNCTION std::uint32_t encode(float x) const {
+    return precision::encode_nearest<kNarrow>(x, f);
+  }
 };
 
 /// f(codec) with the TableCodec of the format (values: its table).

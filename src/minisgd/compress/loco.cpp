@@ -1,5 +1,7 @@
 #include "minisgd/compress/loco.hpp"
 
+#include <type_traits>
+
 namespace minisgd::compress {
 namespace {
 
@@ -83,6 +85,92 @@ void compensated_quantize(const Vector<float>& v, std::size_t chunks, const loco
       });
 }
 
+// The host path: a work item per group of plain loops over its values, with codes per byte a
+// compile-time constant, which the compiler vectorizes (the team kernels above take a branch per
+// value on a CPU). The same codes, steps, errors and sums, value for value.
+
+/// The largest max_magnitude of x[0, n), on the bits of |x| (NaN as +∞): an integer maximum
+/// vectorizes, a float one that keeps NaN does not.
+inline float max_magnitude_of(const float* x, std::size_t n) {
+  std::uint32_t m = 0;
+  for (std::size_t t = 0; t < n; ++t)
+    m = kmax(m, kmin(precision::to_bits(x[t]) & 0x7FFFFFFFu, 0x7F800000u));
+  return precision::float_from_bits(m);
+}
+
+/// The layout with its codes per byte a constant (made inside each work item, so that the
+/// compiler sees it).
+template <int kPerByte>
+loco::ChunkLayout shaped(loco::ChunkLayout L) {
+  L.per_byte = kPerByte;
+  return L;
+}
+
+/// compensated_quantize on the host: `q` holds a value's code between quantizing and packing.
+template <int kPerByte>
+void compensated_quantize_on_host(float* v, std::size_t chunks, const loco::ChunkLayout& layout,
+                                  float beta, std::int8_t* e_codes, float* e_steps,
+                                  std::uint8_t* payload, std::int8_t* q) {
+  host_for("minisgd::loco_quantize", chunks * layout.groups, [=](std::size_t k) {
+    const loco::ChunkLayout L = shaped<kPerByte>(layout);
+    const int levels = 1 << (L.bits - 1), mask = (1 << L.bits) - 1;
+    const std::size_t c = k / L.groups, g = k % L.groups, first = g * L.group;
+    const std::size_t n = kmin(L.group, L.length - first), at = c * L.length + first;
+    float* const x = v + at;
+    std::int8_t* const e = e_codes + at;
+    std::int8_t* const codes = q + at;
+    std::uint8_t* const chunk = payload + c * L.bytes;
+    const float e_step = e_steps[k];
+    for (std::size_t t = 0; t < n; ++t) x[t] += float(e[t]) * e_step;
+    const float step = max_magnitude_of(x, n) / float(levels);
+    // Two loops: GCC 12 vectorizes neither half with the other (a float product of the
+    // selected code).
+    for (std::size_t t = 0; t < n; ++t) codes[t] = std::int8_t(loco::quantize(x[t], step, levels));
+    for (std::size_t t = 0; t < n; ++t)
+      x[t] = loco::compensate(beta, float(e[t]) * e_step, x[t], loco::dequantize(codes[t], step));
+    std::uint8_t* const bytes = chunk + 4 * L.groups + first / kPerByte;
+    for (std::size_t t = 0; t < n / kPerByte; ++t)
+      bytes[t] = kPerByte == 2
+                     ? std::uint8_t((codes[2 * t] & mask) | (codes[2 * t + 1] & mask) << 4)
+                     : std::uint8_t(codes[t] & mask);
+    if (kPerByte == 2 && n % 2) bytes[n / 2] = std::uint8_t(codes[n - 1] & mask);
+    const float new_step = max_magnitude_of(x, n) / 127.0f;
+    for (std::size_t t = 0; t < n; ++t) e[t] = loco::error_code(x[t], new_step);
+    L.set_step(chunk, g, step);
+    e_steps[k] = new_step;
+  });
+}
+
+constexpr std::size_t kSums = 256;  // values of a group summed at once, on the stack
+
+/// out[c·length + j] for every value j < d of chunks c < count: chunk c's value j (ranks 1: the
+/// decode of the gathered chunks), or the fp32 sum from 0 of value j of chunks 0, 1, .., ranks − 1
+/// in order (count 1: the owned chunk's sum of what every rank sent).
+template <int kPerByte, bool kSum, class Out>
+void chunk_values_on_host(const char* label, const loco::ChunkLayout& layout,
+                          const std::uint8_t* chunks, std::size_t count, int ranks, std::size_t d,
+                          Out* out) {
+  host_for(label, count * layout.groups, [=](std::size_t k) {
+    const loco::ChunkLayout L = shaped<kPerByte>(layout);
+    const std::size_t c = k / L.groups, g = k % L.groups, first = g * L.group;
+    const std::size_t at = c * L.length + first;
+    const std::size_t n = at >= d ? 0 : kmin(kmin(L.group, L.length - first), d - at);
+    float s[kSums];
+    for (std::size_t t0 = 0; t0 < n; t0 += kSums) {
+      const std::size_t m = kmin(n - t0, kSums);
+      for (int p = 0; p < ranks; ++p) {
+        const std::uint8_t* chunk = chunks + (std::size_t(p) + c) * L.bytes;
+        const float step = L.step(chunk, g);
+        for (std::size_t t = 0; t < m; ++t) {
+          const float x = loco::dequantize(L.code(chunk, first + t0 + t), step);
+          s[t] = kSum ? (p == 0 ? 0.0f : s[t]) + x : x;
+        }
+      }
+      for (std::size_t t = 0; t < m; ++t) out[at + t0 + t] = Out(s[t]);
+    }
+  });
+}
+
 }  // namespace
 
 template <class T>
@@ -102,7 +190,8 @@ Loco<T>::Loco(comm::Communicator& comm, std::size_t d, int bits, double beta,
       send_("loco_send", layout_.bytes * comm.size()),
       received_("loco_received", layout_.bytes * comm.size()),
       owned_("loco_owned", layout_.bytes),
-      gathered_("loco_gathered", layout_.bytes * comm.size()) {}
+      gathered_("loco_gathered", layout_.bytes * comm.size()),
+      codes_(kHostMemory ? layout_.length * comm.size() : 0) {}
 
 template <class T>
 nlohmann::json Loco<T>::describe() const {
@@ -130,6 +219,11 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
       Kokkos::deep_copy(e->codes, std::int8_t(0));
       Kokkos::deep_copy(e->steps, 0.0f);
     }
+  }
+  if constexpr (kHostMemory) {
+    reduce_on_host(local, sum);
+    ++step_;
+    return;
   }
   const loco::ChunkLayout L = layout_;
   const std::size_t d = d_;
@@ -171,6 +265,36 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
         });
       });
   ++step_;
+}
+
+template <class T>
+void Loco<T>::reduce_on_host(const Vector<T>& local, const Vector<T>& sum) {
+  const loco::ChunkLayout L = layout_;
+  const std::size_t d = d_;
+  const int ranks = comm_.size();
+  float* const v = v_.data();
+  const T* const g = local.data();
+  host_for("minisgd::loco_load", v_.extent(0),
+           [=](std::size_t i) { v[i] = i < d ? float(g[i]) : 0.0f; });
+  const auto run = [&](auto per_byte) {
+    constexpr int kPerByte = decltype(per_byte)::value;
+    compensated_quantize_on_host<kPerByte>(v, ranks, L, beta_, sent_error_.codes.data(),
+                                           sent_error_.steps.data(), send_.host.data(),
+                                           codes_.data());
+    comm_.alltoall(send_.host.data(), received_.host.data(), L.bytes, comm::DType::u8);
+    chunk_values_on_host<kPerByte, true>("minisgd::loco_sum_chunks", L, received_.host.data(), 1,
+                                         ranks, L.length, owned_v_.data());
+    compensated_quantize_on_host<kPerByte>(owned_v_.data(), 1, L, beta_, owned_error_.codes.data(),
+                                           owned_error_.steps.data(), owned_.host.data(),
+                                           codes_.data());
+    comm_.allgather(owned_.host.data(), gathered_.host.data(), L.bytes, comm::DType::u8);
+    chunk_values_on_host<kPerByte, false>("minisgd::loco_decode", L, gathered_.host.data(), ranks,
+                                          1, d, sum.data());
+  };
+  if (L.per_byte == 2)
+    run(std::integral_constant<int, 2>{});
+  else
+    run(std::integral_constant<int, 1>{});
 }
 
 template class Loco<float>;

@@ -1,4 +1,6 @@
 #pragma once
+#include <vector>
+
 #include "minisgd/compress/compressor.hpp"
 #include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/compress/staging.hpp"
@@ -30,6 +32,8 @@ class Loco final : public Compressor<T> {
   };
 
  private:
+  void reduce_on_host(const Vector<T>& local, const Vector<T>& sum);
+
   comm::Communicator& comm_;
   std::size_t d_;
   int bits_;
@@ -40,6 +44,7 @@ class Loco final : public Compressor<T> {
   ErrorBuffer sent_error_, owned_error_;
   Vector<float> v_, owned_v_;
   Staged<std::uint8_t> send_, received_, owned_, gathered_;
+  std::vector<std::int8_t> codes_;  // the host path's codes between quantizing and packing
 };
 
 }  // namespace minisgd::compress

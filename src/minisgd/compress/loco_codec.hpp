@@ -16,13 +16,11 @@ namespace minisgd::compress::loco {
 
 /// A NaN or ∞ in a group makes its step +∞ (see max_magnitude) and every code 0, so the
 /// group decodes to 0·∞ = NaN: non-finite input stays non-finite and never reaches an
-/// undefined float→int conversion.
+/// undefined float→int conversion. (One select, not early returns: a loop of these vectorizes.)
 KOKKOS_INLINE_FUNCTION int quantize(float v, float step, int levels) {
   using std::rint;
-  if (step == 0.0f) return 0;
-  const float r = rint(v / step);
-  if (!(r == r)) return 0;
-  return r < -levels ? -levels : (r > levels - 1 ? levels - 1 : int(r));
+  const float r = rint(v / step), lo = float(-levels), hi = float(levels - 1);
+  return step != 0.0f && r == r ? int(r < lo ? lo : (r > hi ? hi : r)) : 0;
 }
 
 KOKKOS_INLINE_FUNCTION float dequantize(int q, float step) { return float(q) * step; }
