@@ -61,6 +61,7 @@ void encode(const Codec& codec, int bits, int headroom, const T* g, std::size_t 
             std::size_t block, const std::int16_t* exps, std::uint8_t* payload,
             std::uint32_t* codes) {
   constexpr std::uint32_t zeros[2] = {0, 0};
+  constexpr int kPerWord = aps::shaped<kShape>(0).per_word;
   host_for("minisgd::aps_encode", (d + block - 1) / block, [=](std::size_t l) {
     const aps::Packing p = aps::shaped<kShape>(bits);  // (made here: constant in the loop)
     const std::size_t first = l * block, end = kmin(first + block, d);
@@ -69,7 +70,7 @@ void encode(const Codec& codec, int bits, int headroom, const T* g, std::size_t 
     for (std::size_t i = first; i < end; ++i) {
       const std::uint32_t code[2] = {
           x == aps::zero_block ? 0u : codec.encode(aps::scaled(float(g[i]), shift)), 0u};
-      if constexpr (kShape / 10 % 10 == 1) {
+      if constexpr (kPerWord == 1) {
         p.put(payload + i * p.element_bytes(), 0, code);
         if (p.lanes == 2) p.put(payload + i * p.element_bytes(), 1, zeros);
       } else {
@@ -77,7 +78,7 @@ void encode(const Codec& codec, int bits, int headroom, const T* g, std::size_t 
       }
     }
   });
-  if constexpr (kShape / 10 % 10 == 2) {
+  if constexpr (kPerWord == 2) {
     host_for("minisgd::aps_pack", (d + 1) / 2, [=](std::size_t e) {
       const aps::Packing p = aps::shaped<kShape>(bits);
       const std::uint32_t pair[2] = {codes[2 * e], 2 * e + 1 < d ? codes[2 * e + 1] : 0u};
