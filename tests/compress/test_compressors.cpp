@@ -375,6 +375,31 @@ TEST(GlobalQsgdCollective, IsUnbiased) {
   for (std::size_t i = 0; i < d; ++i) EXPECT_NEAR(mean[i], exact[i], 6 * sigma) << i;
 }
 
+// The global scale is the largest |g| wherever it lies (the first or last value, either side of
+// the host's blocks of 4096, on the last rank, negative, 0 there on the others): its code is
+// exactly −L, so it comes back as itself; with a scale from the other values, a third of it,
+// it would come back clamped to −0.5.
+template <class T>
+void expect_scaled_by_the_largest(World& w) {
+  const std::size_t d = 2 * 4096 + 3;
+  for (const std::size_t at : {std::size_t(0), std::size_t(4095), std::size_t(4096), d - 1}) {
+    auto comp = compress::make_compressor<T>(method("global-qsgd"), 3, d, w.training);
+    auto h = Kokkos::create_mirror_view(Vector<T>("g", d));
+    for (std::size_t i = 0; i < d; ++i) h(i) = T(i % 3 == 0 ? 0.5 : 0.0);
+    h(at) = T(w.rank == w.P - 1 ? -1.5 : 0.0);
+    Vector<T> g("g", d), sum("sum", d);
+    Kokkos::deep_copy(g, h);
+    comp->reduce(g, sum);
+    EXPECT_NEAR(double(host(sum)[at]), -1.5, 1e-6) << "largest at " << at;
+  }
+}
+
+TEST(GlobalQsgdCollective, ScalesByTheLargestMagnitudeAnywhere) {
+  World w;
+  expect_scaled_by_the_largest<float>(w);
+  expect_scaled_by_the_largest<double>(w);
+}
+
 // LoCo forgets its compensation errors every reset_period steps: after T steps it behaves like
 // a fresh compressor, bit for bit; before that, the errors change the result.
 TEST(LocoCollective, ResetsAtThePeriod) {

@@ -5,6 +5,7 @@
 
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/compress/dithering.hpp"
+#include "minisgd/compress/magnitude.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
 
 namespace minisgd::compress {
@@ -42,18 +43,43 @@ nlohmann::json GlobalQsgd<T>::describe() const {
   return j;
 }
 
+/// max |local(i)|, a NaN counted as +∞ (a max drops NaN), so that every rank sees a non-finite
+/// scale and the sum becomes NaN instead of finite codes. On the host in blocks of a plain loop
+/// on the bits, which vectorizes (a reduction value by value with a NaN select does not: it was
+/// half of the compressor's time).
+template <class T>
+double largest_magnitude(const Vector<T>& local) {
+  const std::int64_t d = std::int64_t(local.extent(0));
+  if constexpr (kHostMemory) {
+    constexpr std::int64_t kBlock = 4096;
+    const T* const x = local.data();
+    using Bits = decltype(magnitude_bits(T()));
+    Bits m = 0;
+    Kokkos::parallel_reduce(
+        "minisgd::global_qsgd_max",
+        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, (d + kBlock - 1) / kBlock),
+        [=](const std::int64_t b, Bits& most) {
+          const std::int64_t first = b * kBlock;
+          most = kmax(most, magnitude_bits(
+                                max_magnitude_of(x + first, std::size_t(kmin(kBlock, d - first)))));
+        },
+        Kokkos::Max<Bits>(m));
+    return double(magnitude_from_bits(m));
+  } else {
+    double m = 0;
+    Kokkos::parallel_reduce(
+        "minisgd::global_qsgd_max", Kokkos::RangePolicy<ExecSpace>(0, d),
+        KOKKOS_LAMBDA(const std::int64_t i, double& most) {
+          most = kmax(most, double(magnitude_from_bits(magnitude_bits(local(i)))));
+        },
+        Kokkos::Max<double>(m));
+    return m;
+  }
+}
+
 template <class T>
 void GlobalQsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
-  // A NaN counts as +∞ (a max drops NaN), so every rank sees a non-finite scale and the sum
-  // becomes NaN instead of finite codes.
-  double local_max = 0;
-  Kokkos::parallel_reduce(
-      "minisgd::global_qsgd_max", Kokkos::RangePolicy<ExecSpace>(0, d_),
-      KOKKOS_LAMBDA(const std::int64_t i, double& m) {
-        const double g = double(local(i));
-        m = kmax(m, g == g ? (g < 0 ? -g : g) : HUGE_VAL);
-      },
-      Kokkos::Max<double>(local_max));
+  const double local_max = largest_magnitude(local);
   const double scale = comm_.allreduce_value(local_max, comm::Op::max);
   if (!(scale < HUGE_VAL)) {
     Kokkos::deep_copy(sum, T(NAN));

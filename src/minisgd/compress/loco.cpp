@@ -2,6 +2,8 @@
 
 #include <type_traits>
 
+#include "minisgd/compress/magnitude.hpp"
+
 namespace minisgd::compress {
 namespace {
 
@@ -88,15 +90,6 @@ void compensated_quantize(const Vector<float>& v, std::size_t chunks, const loco
 // The host path: a work item per group of plain loops over its values, with codes per byte a
 // compile-time constant, which the compiler vectorizes (the team kernels above take a branch per
 // value on a CPU). The same codes, steps, errors and sums, value for value.
-
-/// The largest max_magnitude of x[0, n), on the bits of |x| (NaN as +∞): an integer maximum
-/// vectorizes, a float one that keeps NaN does not.
-inline float max_magnitude_of(const float* x, std::size_t n) {
-  std::uint32_t m = 0;
-  for (std::size_t t = 0; t < n; ++t)
-    m = kmax(m, kmin(precision::to_bits(x[t]) & 0x7FFFFFFFu, 0x7F800000u));
-  return precision::float_from_bits(m);
-}
 
 /// The layout with its codes per byte a constant (made inside each work item, so that the
 /// compiler sees it).
