@@ -11,6 +11,7 @@
 #include "minisgd/compress/dithering.hpp"
 #include "minisgd/compress/global_qsgd.hpp"
 #include "minisgd/compress/loco_codec.hpp"
+#include "support/aps_reference.hpp"
 #include "support/simulated_merge.hpp"
 
 using namespace minisgd;
@@ -178,45 +179,7 @@ struct ApsCase {
 /// compressor does; `overflowed` is set when any decoded value is not finite.
 std::vector<double> aps_sum(const std::vector<std::vector<float>>& g, precision::CustomFormat f,
                             bool kahan, bool& overflowed) {
-  const int P = int(g.size());
-  const std::size_t n = g[0].size();
-  const aps::Packing pack = aps::Packing::of(f, kahan);
-  const int headroom = aps::headroom_bits(f, P);
-  float block_max = 0;
-  for (const auto& v : g)
-    for (float x : v) block_max = std::fmax(block_max, std::fabs(x));
-  const int e = aps::block_exponent(block_max, P);  // the AllReduce-MAX of the exponents
-  const int shift = aps::block_shift(f, headroom, e);
-  Buffers data(P, std::vector<std::uint8_t>(pack.elements(n) * pack.element_bytes()));
-  for (int r = 0; r < P; ++r)
-    for (std::size_t el = 0; el < pack.elements(n); ++el) {
-      std::uint32_t codes[2] = {0, 0}, zeros[2] = {0, 0};
-      for (int j = 0; j < pack.per_word; ++j)
-        if (el * pack.per_word + j < n)
-          codes[j] = aps::encode_scaled(g[r][el * pack.per_word + j], shift, f);
-      pack.put(&data[r][el * pack.element_bytes()], 0, codes);
-      if (kahan) pack.put(&data[r][el * pack.element_bytes()], 1, zeros);
-    }
-  test::simulate_merge_allreduce(MergeShape::elementwise, data, pack.element_bytes(),
-                                 [&](std::uint8_t* own, const std::uint8_t* received, std::size_t,
-                                     std::size_t m, const comm::PlanStep&) {
-                                   for (std::size_t el = 0; el < m; ++el)
-                                     aps::merge_element(pack, f, own + el * pack.element_bytes(),
-                                                        received + el * pack.element_bytes());
-                                 });
-  std::vector<double> out(n);
-  overflowed = false;
-  for (int r = 0; r < P; ++r)
-    for (std::size_t i = 0; i < n; ++i) {
-      const float v = aps::element_value(
-          pack, f, &data[r][(i / pack.per_word) * pack.element_bytes()], int(i % pack.per_word));
-      overflowed |= !std::isfinite(v);
-      if (r == 0)
-        out[i] = aps::unscale(v, shift);
-      else
-        EXPECT_EQ(out[i], aps::unscale(v, shift)) << "ranks disagree";
-    }
-  return out;
+  return test::aps_reference_sum(g, g[0].size(), f, kahan, &overflowed);
 }
 
 const ApsCase kApsFormats[] = {

@@ -17,6 +17,7 @@
 #include "minisgd/compress/global_qsgd.hpp"
 #include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/compress/sparse.hpp"
+#include "support/aps_reference.hpp"
 #include "support/simulated_merge.hpp"
 #include "support/test_support.hpp"
 
@@ -219,52 +220,15 @@ std::vector<T> aps_input(std::size_t d, std::size_t block, int p) {
   return g;
 }
 
-/// What APS sums from every rank's aps_input, value by value with the codec's functions (the
-/// runtime packing, one element at a time) through the simulated schedule of the collective.
+/// What APS sums from every rank's aps_input, value by value with the codec's functions
+/// (support/aps_reference.hpp).
 template <class T>
 std::vector<T> aps_reference(std::size_t d, std::size_t block, int P, precision::CustomFormat f,
                              bool kahan) {
-  namespace aps = compress::aps;
-  const aps::Packing pack = aps::Packing::of(f, kahan);
-  const int headroom = aps::headroom_bits(f, P);
   std::vector<std::vector<T>> g;
   for (int p = 0; p < P; ++p) g.push_back(aps_input<T>(d, block, p));
-  std::vector<int> shift((d + block - 1) / block), zero(shift.size());
-  for (std::size_t l = 0; l < shift.size(); ++l) {
-    float m = 0;
-    for (int p = 0; p < P; ++p)
-      for (std::size_t i = l * block; i < std::min((l + 1) * block, d); ++i)
-        if (std::fabs(float(g[p][i])) > m) m = std::fabs(float(g[p][i]));
-    const std::int16_t e = aps::block_exponent(m, P);
-    zero[l] = e == aps::zero_block;
-    shift[l] = zero[l] ? 0 : aps::block_shift(f, headroom, e);
-  }
-  std::vector<std::vector<std::uint8_t>> data(
-      P, std::vector<std::uint8_t>(pack.elements(d) * pack.element_bytes()));
-  for (int p = 0; p < P; ++p)
-    for (std::size_t el = 0; el < pack.elements(d); ++el) {
-      std::uint32_t codes[2] = {0, 0};
-      for (int j = 0; j < pack.per_word; ++j) {
-        const std::size_t i = el * pack.per_word + j;
-        if (i < d && !zero[i / block])
-          codes[j] = aps::encode_scaled(float(g[p][i]), shift[i / block], f);
-      }
-      pack.put(&data[p][el * pack.element_bytes()], 0, codes);
-    }
-  test::simulate_merge_allreduce(comm::MergeShape::elementwise, data, pack.element_bytes(),
-                                 [&](std::uint8_t* own, const std::uint8_t* received, std::size_t,
-                                     std::size_t m, const comm::PlanStep&) {
-                                   for (std::size_t el = 0; el < m; ++el)
-                                     aps::merge_element(pack, f, own + el * pack.element_bytes(),
-                                                        received + el * pack.element_bytes());
-                                 });
-  std::vector<T> sum(d);
-  for (std::size_t i = 0; i < d; ++i) {
-    const float v = aps::element_value(pack, f, &data[0][i / pack.per_word * pack.element_bytes()],
-                                       int(i % pack.per_word));
-    sum[i] = zero[i / block] ? T(0) : T(aps::unscale(v, shift[i / block]));
-  }
-  return sum;
+  const std::vector<double> sum = test::aps_reference_sum(g, block, f, kahan);
+  return std::vector<T>(sum.begin(), sum.end());
 }
 
 template <class T>
