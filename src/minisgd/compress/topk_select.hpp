@@ -11,11 +11,15 @@
 // K (a sort would cost O(d log d), and a bit at a time took 32 counting passes, each a
 // reduction the host waits for). Entries above K are taken, then entries equal to K in index
 // order until k are taken, so ties go to the smaller index. A scan writes the selection sorted
-// by index.
+// by index. On a host backend the same steps are plain loops over chunks of the keys, each
+// chunk with its own counts (select_on_host).
 #include <Kokkos_ScatterView.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
+#include "minisgd/compress/staging.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/bits.hpp"
 
@@ -33,15 +37,29 @@ class TopKSelector {
  public:
   explicit TopKSelector(std::size_t d)
       : keys_("topk_keys", d),
-        ties_before_("topk_ties", d),
+        ties_before_("topk_ties", kHostMemory ? 0 : d),
         counts_("topk_digit_counts", kBins),
         host_counts_(Kokkos::create_mirror_view(counts_)),
-        histogram_(counts_) {}
+        histogram_(counts_) {
+    if (kHostMemory) {
+      chunk_counts_.resize(chunks(std::int64_t(d)) * kBins);
+      chunk_largest_.resize(chunks(std::int64_t(d)));
+    }
+  }
 
   /// out ← the k entries of a with the largest |a| (fp32 values), sorted by index.
   void select(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out);
+  /// select's two forms: loops on a host backend, kernels on a device (public only for CUDA's
+  /// rules on lambdas).
+  void select_on_host(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out);
+  void select_with_kernels(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out);
 
  private:
+  // Keys a host work item counts: a chunk's counts stay in the core's cache while it runs.
+  static constexpr std::int64_t kHostChunk = 1 << 16;
+  static std::int64_t chunks(std::int64_t d) { return (d + kHostChunk - 1) / kHostChunk; }
+  std::vector<std::int32_t> chunk_counts_;    // kBins counts a chunk (host backends)
+  std::vector<std::uint32_t> chunk_largest_;  // a chunk's largest digit counted
   Vector<std::uint32_t> keys_;
   Vector<std::int64_t> ties_before_;
   static constexpr int kBins = 1 << 11;  // the widest digit's values
@@ -53,10 +71,21 @@ class TopKSelector {
 
 template <class T>
 void TopKSelector<T>::select(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out) {
+  if constexpr (kHostMemory)
+    select_on_host(a, out);
+  else
+    select_with_kernels(a, out);
+}
+
+template <class T>
+void TopKSelector<T>::select_with_kernels(const Vector<T>& a,
+                                          const Kokkos::View<IndexValue*, MemSpace>& out) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   const std::int64_t d = std::int64_t(a.extent(0));
   const std::int64_t k = std::int64_t(out.extent(0));
   const auto keys = keys_;
+  if (std::int64_t(ties_before_.extent(0)) < d)  // (a host backend allocates none up front)
+    ties_before_ = Vector<std::int64_t>("topk_ties", d);
   const auto ties_before = ties_before_;
   Kokkos::parallel_for(
       "minisgd::topk_keys", Policy(0, d), KOKKOS_LAMBDA(const std::int64_t i) {
@@ -100,6 +129,144 @@ void TopKSelector<T>::select(const Vector<T>& a, const Kokkos::View<IndexValue*,
         if (take && final) out(n) = IndexValue{std::int32_t(i), float(a(i))};
         n += take;
       });
+}
+
+/// Whether any of the n ≤ kBlock keys at `keys` passes `test`: a count without an early exit,
+/// which the compiler vectorizes (an OR of bools it does not), so that the blocks where none
+/// does cost a few instructions.
+constexpr std::int64_t kBlock = 16;
+template <class Test>
+inline bool any_key(const std::uint32_t* keys, std::int64_t n, const Test& test) {
+  std::uint32_t hits = 0;
+  for (std::int64_t j = 0; j < n; ++j) hits += std::uint32_t(test(keys[j]));
+  return hits != 0;
+}
+
+/// The kernels' steps as loops over chunks of kHostChunk keys (a scatter view's increment and the
+/// scans cost 4.5 ns a value on a CPU): each digit's counts a chunk at a time into the chunk's
+/// own kBins counts (beside the chunk's largest digit counted), summed over the chunks while the
+/// host picks the digit from the largest down; then each chunk's keys above K and equal to K are
+/// counted, the chunks' places in the output and shares of the ties to take follow in chunk
+/// order, and each chunk writes its entries. The passes after the first skip the blocks of keys
+/// where none matches. The same entries in the same order as the kernels, for any number of
+/// threads.
+template <class T>
+void TopKSelector<T>::select_on_host(const Vector<T>& a,
+                                     const Kokkos::View<IndexValue*, MemSpace>& out) {
+  const std::int64_t d = std::int64_t(a.extent(0)), k = std::int64_t(out.extent(0));
+  const std::int64_t n_chunks = chunks(d);
+  const T* const x = a.data();
+  std::uint32_t* const keys = keys_.data();
+  std::int32_t* const counts = chunk_counts_.data();
+  std::uint32_t* const largest = chunk_largest_.data();
+  IndexValue* const taken = out.data();
+  const auto range = [=](std::size_t c) {
+    return std::make_pair(std::int64_t(c) * kHostChunk,
+                          std::min(d, (std::int64_t(c) + 1) * kHostChunk));
+  };
+  std::uint32_t prefix = 0, mask = 0;
+  std::int64_t need = k;
+  for (const int shift : {20, 10, 0}) {
+    const std::uint32_t top = shift == 20 ? 0x7FFu : 0x3FFu;
+    host_for("minisgd::topk_digit_histogram", std::size_t(n_chunks), [=](std::size_t c) {
+      std::int32_t* const h = counts + c * kBins;
+      std::fill(h, h + top + 1, 0);
+      const auto [i0, i1] = range(c);
+      std::uint32_t most = 0;
+      if (shift == 20) {
+        // Four keys at a time into four sets of counts: a gradient's keys crowd into a few
+        // bins, and one increment would wait for the last to the same bin (1.7 ns a key). Not
+        // for a few keys, where clearing and adding the three more sets would cost more.
+        const bool four_sets = i1 - i0 >= 8 * kBins;
+        std::int32_t more[3][kBins];
+        if (four_sets) std::fill(&more[0][0], &more[0][0] + 3 * kBins, 0);
+        const auto key_of = [=](std::int64_t i) {
+          const std::uint32_t key = precision::to_bits(float(x[i])) & 0x7FFFFFFFu;
+          keys[i] = key;
+          return key;
+        };
+        std::int64_t i = i0;
+        for (; four_sets && i + 4 <= i1; i += 4) {
+          const std::uint32_t k0 = key_of(i), k1 = key_of(i + 1), k2 = key_of(i + 2),
+                              k3 = key_of(i + 3);
+          most = std::max(most, std::max(std::max(k0, k1), std::max(k2, k3)));
+          h[k0 >> 20] += 1;
+          more[0][k1 >> 20] += 1;
+          more[1][k2 >> 20] += 1;
+          more[2][k3 >> 20] += 1;
+        }
+        for (; i < i1; ++i) {
+          const std::uint32_t key = key_of(i);
+          most = std::max(most, key);
+          h[key >> 20] += 1;
+        }
+        if (four_sets)
+          for (std::int64_t v = 0; v < kBins; ++v) h[v] += more[0][v] + more[1][v] + more[2][v];
+      } else {
+        const auto matches = [=](std::uint32_t key) { return (key & mask) == prefix; };
+        for (std::int64_t b = i0; b < i1; b += kBlock) {
+          const std::int64_t n = std::min(kBlock, i1 - b);
+          if (!any_key(keys + b, n, matches)) continue;
+          for (std::int64_t i = b; i < b + n; ++i)
+            if (matches(keys[i])) {
+              most = std::max(most, keys[i]);
+              h[(keys[i] >> shift) & top] += 1;
+            }
+        }
+      }
+      largest[c] = (most >> shift) & top;
+    });
+    std::uint32_t digit = *std::max_element(largest, largest + n_chunks);
+    if (n_chunks > 1)  // the chunks' counts summed into the first chunk's
+      for (std::uint32_t v = 0; v <= digit; ++v)
+        for (std::int64_t c = 1; c < n_chunks; ++c) counts[v] += counts[c * kBins + v];
+    std::int64_t larger = 0;
+    for (; digit > 0 && larger + counts[digit] < need; --digit) larger += counts[digit];
+    need -= larger;
+    prefix |= digit << shift;
+    mask |= top << shift;
+  }
+  const std::uint32_t K = prefix;
+  const auto candidate = [=](std::uint32_t key) { return key >= K; };
+  // A chunk's keys above K and equal to K (its counts' first two entries), then where its
+  // entries go and how many ties before it were taken (the next two).
+  host_for("minisgd::topk_count_taken", std::size_t(n_chunks), [=](std::size_t c) {
+    const auto [i0, i1] = range(c);
+    std::int32_t above = 0, ties = 0;
+    for (std::int64_t b = i0; b < i1; b += kBlock) {
+      const std::int64_t n = std::min(kBlock, i1 - b);
+      if (!any_key(keys + b, n, candidate)) continue;
+      for (std::int64_t i = b; i < b + n; ++i) {
+        above += keys[i] > K;
+        ties += keys[i] == K;
+      }
+    }
+    counts[c * kBins] = above;
+    counts[c * kBins + 1] = ties;
+  });
+  std::int64_t place = 0, ties_seen = 0;
+  for (std::int64_t c = 0; c < n_chunks; ++c) {
+    const std::int64_t above = counts[c * kBins], ties = counts[c * kBins + 1];
+    counts[c * kBins + 2] = std::int32_t(place);
+    counts[c * kBins + 3] = std::int32_t(ties_seen);
+    place += above + std::clamp<std::int64_t>(need - ties_seen, 0, ties);
+    ties_seen += ties;
+  }
+  const std::int64_t ties_taken = need;
+  host_for("minisgd::topk_compact", std::size_t(n_chunks), [=](std::size_t c) {
+    const auto [i0, i1] = range(c);
+    std::int64_t n = counts[c * kBins + 2], ties_before = counts[c * kBins + 3];
+    for (std::int64_t b = i0; b < i1; b += kBlock) {
+      const std::int64_t m = std::min(kBlock, i1 - b);
+      if (!any_key(keys + b, m, candidate)) continue;
+      for (std::int64_t i = b; i < b + m; ++i) {
+        const std::uint32_t key = keys[i];
+        if (key > K || (key == K && ties_before < ties_taken))
+          taken[n++] = IndexValue{std::int32_t(i), float(x[i])};
+        ties_before += key == K;
+      }
+    }
+  });
 }
 
 }  // namespace minisgd::compress
