@@ -156,10 +156,14 @@ nlohmann::json Aps<T>::describe() const {
 
 template <class T>
 void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
-  if constexpr (kHostMemory) {
+  if constexpr (kHostMemory)
     reduce_on_host(local, sum);
-    return;
-  }
+  else
+    reduce_on_device(local, sum);
+}
+
+template <class T>
+void Aps<T>::reduce_on_device(const Vector<T>& local, const Vector<T>& sum) {
   using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
   const std::size_t d = d_, block = block_size_;
   const int ranks = comm_.size();

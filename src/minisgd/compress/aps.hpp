@@ -21,10 +21,12 @@ class Aps final : public Compressor<T> {
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   void state(StateArchive&) override {}  // stateless: exponents and payload are per-step scratch
+  /// reduce's two forms: loops on a host backend, team kernels on a device (public only because
+  /// CUDA forbids KOKKOS_LAMBDAs in private member functions).
+  void reduce_on_host(const Vector<T>& local, const Vector<T>& sum);
+  void reduce_on_device(const Vector<T>& local, const Vector<T>& sum);
 
  private:
-  void reduce_on_host(const Vector<T>& local, const Vector<T>& sum);
-
   comm::Communicator& comm_;
   std::size_t d_;
   std::string format_name_;

@@ -213,11 +213,15 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
       Kokkos::deep_copy(e->steps, 0.0f);
     }
   }
-  if constexpr (kHostMemory) {
+  if constexpr (kHostMemory)
     reduce_on_host(local, sum);
-    ++step_;
-    return;
-  }
+  else
+    reduce_on_device(local, sum);
+  ++step_;
+}
+
+template <class T>
+void Loco<T>::reduce_on_device(const Vector<T>& local, const Vector<T>& sum) {
   const loco::ChunkLayout L = layout_;
   const std::size_t d = d_;
   const int ranks = comm_.size();
@@ -257,7 +261,6 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
           sum(base + t) = T(L.value(chunk, G.g, G.first + t));
         });
       });
-  ++step_;
 }
 
 template <class T>

@@ -30,10 +30,12 @@ class Loco final : public Compressor<T> {
     Vector<std::int8_t> codes;
     Vector<float> steps;
   };
+  /// reduce's two forms: loops on a host backend, kernels on a device (public only because CUDA
+  /// forbids KOKKOS_LAMBDAs in private member functions).
+  void reduce_on_host(const Vector<T>& local, const Vector<T>& sum);
+  void reduce_on_device(const Vector<T>& local, const Vector<T>& sum);
 
  private:
-  void reduce_on_host(const Vector<T>& local, const Vector<T>& sum);
-
   comm::Communicator& comm_;
   std::size_t d_;
   int bits_;
