@@ -41,8 +41,8 @@ TEST(OrderedSum, SumsInTheDocumentedOrder) {
   std::mt19937 gen(5);
   std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
   std::uniform_int_distribution<int> exponent(-30, 30);
-  for (const std::size_t n : {1, 5, 1023, 1024, 1025, 8 * 1024, 8 * 1024 + 5, 9 * 1024 + 1,
-                              17 * 1024 - 3, 40000}) {
+  for (const std::size_t n :
+       {1, 5, 1023, 1024, 1025, 8 * 1024, 8 * 1024 + 5, 9 * 1024 + 1, 17 * 1024 - 3, 40000}) {
     std::vector<double> t(n);
     for (double& x : t) x = std::ldexp(mantissa(gen), exponent(gen));
     const double got = ordered_sum_of(t);
