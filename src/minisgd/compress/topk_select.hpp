@@ -131,6 +131,8 @@ void TopKSelector<T>::select_with_kernels(const Vector<T>& a,
       });
 }
 
+namespace topk_detail {
+
 /// Whether any of the n ≤ kBlock keys at `keys` passes `test`: a count without an early exit,
 /// which the compiler vectorizes (an OR of bools it does not), so that the blocks where none
 /// does cost a few instructions.
@@ -141,6 +143,8 @@ inline bool any_key(const std::uint32_t* keys, std::int64_t n, const Test& test)
   for (std::int64_t j = 0; j < n; ++j) hits += std::uint32_t(test(keys[j]));
   return hits != 0;
 }
+
+}  // namespace topk_detail
 
 /// The kernels' steps as loops over chunks of kHostChunk keys (a scatter view's increment and the
 /// scans cost 4.5 ns a value on a CPU): each digit's counts a chunk at a time into the chunk's
@@ -153,7 +157,10 @@ inline bool any_key(const std::uint32_t* keys, std::int64_t n, const Test& test)
 template <class T>
 void TopKSelector<T>::select_on_host(const Vector<T>& a,
                                      const Kokkos::View<IndexValue*, MemSpace>& out) {
+  using topk_detail::any_key;
+  using topk_detail::kBlock;
   const std::int64_t d = std::int64_t(a.extent(0)), k = std::int64_t(out.extent(0));
+  if (d == 0 || k == 0) return;
   const std::int64_t n_chunks = chunks(d);
   const T* const x = a.data();
   std::uint32_t* const keys = keys_.data();
