@@ -9,18 +9,19 @@
 
 namespace minisgd::compress {
 
-/// a = g + r
+/// a = g + r, and r = a: until keep_unsent takes out what was sent, all of a is unsent (one
+/// pass, where a copy of a into r after the selection was a second).
 template <class T>
 void add_residual(const Vector<T>& g, const Vector<T>& r, const Vector<T>& a) {
   Kokkos::parallel_for(
       "minisgd::add_residual", Kokkos::RangePolicy<ExecSpace>(0, a.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { a(i) = g(i) + r(i); });
+      KOKKOS_LAMBDA(const std::int64_t i) { r(i) = a(i) = g(i) + r(i); });
 }
 
-/// r = a minus the entries sent (their fp32 values, so an fp64 a keeps its rounding error).
+/// r = a minus the entries sent (their fp32 values, so an fp64 a keeps its rounding error), r
+/// holding a since add_residual.
 template <class T, class PairView>
 void keep_unsent(const Vector<T>& a, const PairView& sent, const Vector<T>& r) {
-  Kokkos::deep_copy(r, a);
   Kokkos::parallel_for(
       "minisgd::keep_unsent", Kokkos::RangePolicy<ExecSpace>(0, sent.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t j) {
@@ -60,7 +61,8 @@ struct ResidualTopK {
         selection("selection", top_k_count(d, density)) {}
   std::size_t k() const { return selection.size(); }
 
-  /// a = local + r and its top-k, sorted by index, on the host.
+  /// a = local + r and its top-k, sorted by index, on the host (r = a until keep_unsent, which
+  /// must follow).
   const IndexValue* select(const Vector<T>& local) {
     add_residual(local, residual, accumulated);
     selector.select(accumulated, selection.device);
