@@ -60,8 +60,7 @@ double largest_magnitude(const Vector<T>& local) {
         Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, (d + kBlock - 1) / kBlock),
         [=](const std::int64_t b, Bits& most) {
           const std::int64_t first = b * kBlock;
-          most = kmax(most, magnitude_bits(
-                                max_magnitude_of(x + first, std::size_t(kmin(kBlock, d - first)))));
+          most = kmax(most, max_magnitude_bits_of(x + first, std::size_t(kmin(kBlock, d - first))));
         },
         Kokkos::Max<Bits>(m));
     return double(magnitude_from_bits(m));

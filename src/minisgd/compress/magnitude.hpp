@@ -23,12 +23,17 @@ KOKKOS_INLINE_FUNCTION double magnitude_from_bits(std::uint64_t a) {
   return precision::double_from_bits(a);
 }
 
+/// The bits of the largest |x[i]| of x[0, n) on the calling thread, NaN as +∞.
+template <class T>
+auto max_magnitude_bits_of(const T* x, std::size_t n) {
+  decltype(magnitude_bits(T())) m = 0;
+  for (std::size_t i = 0; i < n; ++i) m = kmax(m, magnitude_bits(x[i]));
+  return m;
+}
 /// The largest |x[i]| of x[0, n) on the calling thread, NaN as +∞.
 template <class T>
 T max_magnitude_of(const T* x, std::size_t n) {
-  decltype(magnitude_bits(T())) m = 0;
-  for (std::size_t i = 0; i < n; ++i) m = kmax(m, magnitude_bits(x[i]));
-  return magnitude_from_bits(m);
+  return magnitude_from_bits(max_magnitude_bits_of(x, n));
 }
 
 }  // namespace minisgd::compress

@@ -32,6 +32,13 @@ struct IndexValue {
 };
 static_assert(sizeof(IndexValue) == 8, "an (index, value) pair is 8 bytes on the wire");
 
+/// |a| as the 31-bit key the selection orders by (the fp32 value's bits without the sign: NaN
+/// above +∞, unlike compress::magnitude_bits).
+template <class T>
+KOKKOS_INLINE_FUNCTION std::uint32_t magnitude_key(T a) {
+  return precision::to_bits(float(a)) & 0x7FFFFFFFu;
+}
+
 template <class T>
 class TopKSelector {
  public:
@@ -88,9 +95,8 @@ void TopKSelector<T>::select_with_kernels(const Vector<T>& a,
     ties_before_ = Vector<std::int64_t>("topk_ties", d);
   const auto ties_before = ties_before_;
   Kokkos::parallel_for(
-      "minisgd::topk_keys", Policy(0, d), KOKKOS_LAMBDA(const std::int64_t i) {
-        keys(i) = precision::to_bits(float(a(i))) & 0x7FFFFFFFu;  // |a| as ordered bits
-      });
+      "minisgd::topk_keys", Policy(0, d),
+      KOKKOS_LAMBDA(const std::int64_t i) { keys(i) = magnitude_key(a(i)); });
   // The k-th largest key, a digit at a time: `need` of the keys matching `prefix` under `mask`
   // are still to be taken.
   std::uint32_t prefix = 0, mask = 0;
@@ -133,15 +139,20 @@ void TopKSelector<T>::select_with_kernels(const Vector<T>& a,
 
 namespace topk_detail {
 
-/// Whether any of the n ≤ kBlock keys at `keys` passes `test`: a count without an early exit,
-/// which the compiler vectorizes (an OR of bools it does not), so that the blocks where none
-/// does cost a few instructions.
-constexpr std::int64_t kBlock = 16;
-template <class Test>
-inline bool any_key(const std::uint32_t* keys, std::int64_t n, const Test& test) {
-  std::uint32_t hits = 0;
-  for (std::int64_t j = 0; j < n; ++j) hits += std::uint32_t(test(keys[j]));
-  return hits != 0;
+/// f(i) for every i in [i0, i1), in order, but for the blocks of 16 keys where no key passes
+/// `test`: whether any does is a count without an early exit, which the compiler vectorizes (an
+/// OR of bools it does not), so a skipped block costs a few instructions.
+template <class Test, class F>
+inline void for_blocks_with_any(const std::uint32_t* keys, std::int64_t i0, std::int64_t i1,
+                                const Test& test, F&& f) {
+  constexpr std::int64_t kBlock = 16;
+  for (std::int64_t b = i0; b < i1; b += kBlock) {
+    const std::int64_t n = std::min(kBlock, i1 - b);
+    std::uint32_t hits = 0;
+    for (std::int64_t j = 0; j < n; ++j) hits += std::uint32_t(test(keys[b + j]));
+    if (hits != 0)
+      for (std::int64_t i = b; i < b + n; ++i) f(i);
+  }
 }
 
 }  // namespace topk_detail
@@ -157,8 +168,7 @@ inline bool any_key(const std::uint32_t* keys, std::int64_t n, const Test& test)
 template <class T>
 void TopKSelector<T>::select_on_host(const Vector<T>& a,
                                      const Kokkos::View<IndexValue*, MemSpace>& out) {
-  using topk_detail::any_key;
-  using topk_detail::kBlock;
+  using topk_detail::for_blocks_with_any;
   const std::int64_t d = std::int64_t(a.extent(0)), k = std::int64_t(out.extent(0));
   if (d == 0 || k == 0) return;
   const std::int64_t n_chunks = chunks(d);
@@ -188,7 +198,7 @@ void TopKSelector<T>::select_on_host(const Vector<T>& a,
         std::int32_t more[3][kBins];
         if (four_sets) std::fill(&more[0][0], &more[0][0] + 3 * kBins, 0);
         const auto key_of = [=](std::int64_t i) {
-          const std::uint32_t key = precision::to_bits(float(x[i])) & 0x7FFFFFFFu;
+          const std::uint32_t key = magnitude_key(x[i]);
           keys[i] = key;
           return key;
         };
@@ -211,15 +221,11 @@ void TopKSelector<T>::select_on_host(const Vector<T>& a,
           for (std::int64_t v = 0; v < kBins; ++v) h[v] += more[0][v] + more[1][v] + more[2][v];
       } else {
         const auto matches = [=](std::uint32_t key) { return (key & mask) == prefix; };
-        for (std::int64_t b = i0; b < i1; b += kBlock) {
-          const std::int64_t n = std::min(kBlock, i1 - b);
-          if (!any_key(keys + b, n, matches)) continue;
-          for (std::int64_t i = b; i < b + n; ++i)
-            if (matches(keys[i])) {
-              most = std::max(most, keys[i]);
-              h[(keys[i] >> shift) & top] += 1;
-            }
-        }
+        for_blocks_with_any(keys, i0, i1, matches, [&](std::int64_t i) {
+          if (!matches(keys[i])) return;
+          most = std::max(most, keys[i]);
+          h[(keys[i] >> shift) & top] += 1;
+        });
       }
       largest[c] = (most >> shift) & top;
     });
@@ -240,14 +246,10 @@ void TopKSelector<T>::select_on_host(const Vector<T>& a,
   host_for("minisgd::topk_count_taken", std::size_t(n_chunks), [=](std::size_t c) {
     const auto [i0, i1] = range(c);
     std::int32_t above = 0, ties = 0;
-    for (std::int64_t b = i0; b < i1; b += kBlock) {
-      const std::int64_t n = std::min(kBlock, i1 - b);
-      if (!any_key(keys + b, n, candidate)) continue;
-      for (std::int64_t i = b; i < b + n; ++i) {
-        above += keys[i] > K;
-        ties += keys[i] == K;
-      }
-    }
+    for_blocks_with_any(keys, i0, i1, candidate, [&](std::int64_t i) {
+      above += keys[i] > K;
+      ties += keys[i] == K;
+    });
     counts[c * kBins] = above;
     counts[c * kBins + 1] = ties;
   });
@@ -263,16 +265,12 @@ void TopKSelector<T>::select_on_host(const Vector<T>& a,
   host_for("minisgd::topk_compact", std::size_t(n_chunks), [=](std::size_t c) {
     const auto [i0, i1] = range(c);
     std::int64_t n = counts[c * kBins + 2], ties_before = counts[c * kBins + 3];
-    for (std::int64_t b = i0; b < i1; b += kBlock) {
-      const std::int64_t m = std::min(kBlock, i1 - b);
-      if (!any_key(keys + b, m, candidate)) continue;
-      for (std::int64_t i = b; i < b + m; ++i) {
-        const std::uint32_t key = keys[i];
-        if (key > K || (key == K && ties_before < ties_taken))
-          taken[n++] = IndexValue{std::int32_t(i), float(x[i])};
-        ties_before += key == K;
-      }
-    }
+    for_blocks_with_any(keys, i0, i1, candidate, [&](std::int64_t i) {
+      const std::uint32_t key = keys[i];
+      if (key > K || (key == K && ties_before < ties_taken))
+        taken[n++] = IndexValue{std::int32_t(i), float(x[i])};
+      ties_before += key == K;
+    });
   });
 }
 
