@@ -79,9 +79,10 @@ void BM_SgdStep(benchmark::State& state) {
   state.counters["in_cache_of_roofline"] = cached_samples_per_s / (triad.wall / row_bytes);
 }
 
-// Shapes of the paper problems' local batches: HIGGS (28), SUSY (18), epsilon (2000) columns.
+// Shapes of the paper problems' local batches: HIGGS (28), SUSY (18), the synthetic decks (256),
+// epsilon (2000) columns.
 void shapes(benchmark::internal::Benchmark* bm) {
-  for (std::int64_t d : {18, 28, 2000})
+  for (std::int64_t d : {18, 28, 256, 2000})
     for (std::int64_t b : {32, 256}) bm->Args({b, d});
 #ifdef KOKKOS_ENABLE_CUDA
   bm->Args({4096, 2000});  // a batch that fills a GPU: 32 MB of fp32 rows
