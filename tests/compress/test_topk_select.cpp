@@ -45,21 +45,29 @@ void expect_selects_as_the_sort(const std::vector<float>& values, std::size_t k)
   auto h = Kokkos::create_mirror_view(a);
   for (std::size_t i = 0; i < d; ++i) h(i) = T(values[i]);
   Kokkos::deep_copy(a, h);
-  compress::TopKSelector<T> selector(d);
-  Kokkos::View<IndexValue*, MemSpace> out("out", k);
-  selector.select(a, out);
-  selector.select(a, out);  // twice: nothing of the first call may linger
-  auto got = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
   const std::vector<std::int32_t> expect = reference(values, k);
-  int wrong = 0;
-  for (std::size_t j = 0; j < k && wrong < 5; ++j) {
-    const bool same_index = got(j).index == expect[j];
-    const float want = values[std::size_t(expect[j])];
-    const bool same_value = std::memcmp(&got(j).value, &want, sizeof want) == 0;
-    if (!same_index || !same_value) {
-      ++wrong;
-      ADD_FAILURE() << "d " << d << " k " << k << ": entry " << j << " is index " << got(j).index
-                    << ", expected " << expect[j];
+  // Both forms wherever the tests run: select() (the host loops on a CPU) and the kernels a
+  // device runs, here on the CPU's backend.
+  for (const bool kernels : {false, true}) {
+    compress::TopKSelector<T> selector(d);
+    Kokkos::View<IndexValue*, MemSpace> out("out", k);
+    for (int call = 0; call < 2; ++call) {  // twice: nothing of the first call may linger
+      if (kernels)
+        selector.select_with_kernels(a, out);
+      else
+        selector.select(a, out);
+    }
+    auto got = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+    int wrong = 0;
+    for (std::size_t j = 0; j < k && wrong < 5; ++j) {
+      const bool same_index = got(j).index == expect[j];
+      const float want = values[std::size_t(expect[j])];
+      const bool same_value = std::memcmp(&got(j).value, &want, sizeof want) == 0;
+      if (!same_index || !same_value) {
+        ++wrong;
+        ADD_FAILURE() << (kernels ? "kernels" : "select") << ", d " << d << " k " << k << ": entry "
+                      << j << " is index " << got(j).index << ", expected " << expect[j];
+      }
     }
   }
 }

@@ -10,15 +10,17 @@ namespace {
 using Bytes = Kokkos::View<std::uint8_t*, MemSpace>;
 using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
 
-/// max |v(first + t)| over t < n, reduced by the team.
+/// max |v(first + t)| over t < n, NaN as +∞, reduced by the team on the bits (magnitude.hpp).
 KOKKOS_INLINE_FUNCTION float team_max_abs(const Team& team, const Vector<float>& v,
                                           std::size_t first, std::size_t n) {
-  float m = 0;
+  std::uint32_t m = 0;
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(team, n),
-      [&](const std::size_t t, float& acc) { acc = kmax(acc, loco::max_magnitude(v(first + t))); },
-      Kokkos::Max<float>(m));
-  return m;
+      [&](const std::size_t t, std::uint32_t& acc) {
+        acc = kmax(acc, magnitude_bits(v(first + t)));
+      },
+      Kokkos::Max<std::uint32_t>(m));
+  return magnitude_from_bits(m);
 }
 
 template <class Buffer>

@@ -14,7 +14,7 @@
 
 namespace minisgd::compress::loco {
 
-/// A NaN or ∞ in a group makes its step +∞ (see max_magnitude) and every code 0, so the
+/// A NaN or ∞ in a group makes its step +∞ (compress/magnitude.hpp) and every code 0, so the
 /// group decodes to 0·∞ = NaN: non-finite input stays non-finite and never reaches an
 /// undefined float→int conversion. (One select, not early returns: a loop of these vectorizes.)
 KOKKOS_INLINE_FUNCTION int quantize(float v, float step, int levels) {
@@ -24,11 +24,6 @@ KOKKOS_INLINE_FUNCTION int quantize(float v, float step, int levels) {
 }
 
 KOKKOS_INLINE_FUNCTION float dequantize(int q, float step) { return float(q) * step; }
-
-/// |v| for a group maximum, with NaN as +∞ (a max reduction would drop a NaN).
-KOKKOS_INLINE_FUNCTION float max_magnitude(float v) {
-  return v == v ? (v < 0 ? -v : v) : float(HUGE_VAL);
-}
 
 /// The int8 code of a stored error e with step max|e|/127 (0 where the ratio is not finite).
 KOKKOS_INLINE_FUNCTION std::int8_t error_code(float e, float step) {

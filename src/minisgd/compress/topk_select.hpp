@@ -42,15 +42,12 @@ KOKKOS_INLINE_FUNCTION std::uint32_t magnitude_key(T a) {
 template <class T>
 class TopKSelector {
  public:
-  explicit TopKSelector(std::size_t d)
-      : keys_("topk_keys", d),
-        ties_before_("topk_ties", kHostMemory ? 0 : d),
-        counts_("topk_digit_counts", kBins),
-        host_counts_(Kokkos::create_mirror_view(counts_)),
-        histogram_(counts_) {
+  explicit TopKSelector(std::size_t d) : keys_("topk_keys", d) {
     if (kHostMemory) {
       chunk_counts_.resize(chunks(std::int64_t(d)) * kBins);
       chunk_largest_.resize(chunks(std::int64_t(d)));
+    } else {
+      kernel_buffers(std::int64_t(d));
     }
   }
 
@@ -67,6 +64,17 @@ class TopKSelector {
   static std::int64_t chunks(std::int64_t d) { return (d + kHostChunk - 1) / kHostChunk; }
   std::vector<std::int32_t> chunk_counts_;    // kBins counts a chunk (host backends)
   std::vector<std::uint32_t> chunk_largest_;  // a chunk's largest digit counted
+  // The kernels' buffers below, for d keys: allocated up front on a device, on first use on a
+  // host (where select_with_kernels runs only when called by name, as the tests do).
+  void kernel_buffers(std::int64_t d) {
+    if (std::int64_t(ties_before_.extent(0)) < d)
+      ties_before_ = Vector<std::int64_t>("topk_ties", d);
+    if (counts_.extent(0) == 0) {
+      counts_ = Vector<std::int32_t>("topk_digit_counts", kBins);
+      host_counts_ = Kokkos::create_mirror_view(counts_);
+      histogram_ = decltype(histogram_)(counts_);
+    }
+  }
   Vector<std::uint32_t> keys_;
   Vector<std::int64_t> ties_before_;
   static constexpr int kBins = 1 << 11;  // the widest digit's values
@@ -91,8 +99,7 @@ void TopKSelector<T>::select_with_kernels(const Vector<T>& a,
   const std::int64_t d = std::int64_t(a.extent(0));
   const std::int64_t k = std::int64_t(out.extent(0));
   const auto keys = keys_;
-  if (std::int64_t(ties_before_.extent(0)) < d)  // (a host backend allocates none up front)
-    ties_before_ = Vector<std::int64_t>("topk_ties", d);
+  kernel_buffers(d);
   const auto ties_before = ties_before_;
   Kokkos::parallel_for(
       "minisgd::topk_keys", Policy(0, d),
