@@ -400,18 +400,18 @@ void sum_of_chunks(const char* name, std::int64_t chunks, std::int64_t bytes, in
 }
 
 /// Host, on the calling thread, rows read directly (not widened): the margins and derivatives
-/// of `group` chunks in one pass, then each chunk's share of the gradient rereading its rows
-/// from cache, added into g in chunk order: the additions of fused_pass chunk by chunk, in the
-/// same order, so the same bits. A group of long rows first touches the pages of the next one;
-/// short rows touch none (fp32 at 28 columns, b 256: 0.68-0.96 of the roofline against
+/// of a group of chunks (margins_group) in one pass, then each chunk's share of the gradient
+/// rereading its rows from cache, added into g in chunk order: the additions of fused_pass chunk by
+/// chunk, in the same order, so the same bits. A group of long rows first touches the pages of the
+/// next one; short rows touch none (fp32 at 28 columns, b 256: 0.68-0.96 of the roofline against
 /// 0.62-0.77 through sum_of_chunks with the touches).
 template <Loss L, class S, class A>
 void grouped_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
-                  const Vector<A>& w, const Vector<A>& z, const Vector<A>& u, const Vector<A>& g,
-                  std::int64_t group) {
+                  const Vector<A>& w, const Vector<A>& z, const Vector<A>& u, const Vector<A>& g) {
   const int n = int(X.extent(1));
-  const std::int64_t b = z.extent(0), group_rows = group * kChunk;
-  const bool long_rows = n * std::int64_t(sizeof(S)) >= kGroupRowBytes;
+  const std::int64_t row_bytes = n * std::int64_t(sizeof(S));
+  const std::int64_t b = z.extent(0), group_rows = margins_group(row_bytes) * kChunk;
+  const bool long_rows = row_bytes >= kGroupRowBytes;
   Region region("minisgd::sgd_fused_step");  // (its name copied only when a tool listens)
   A* const gp = g.data();
   for (int c = 0; c < n; ++c) gp[c] = A(0);
@@ -438,9 +438,8 @@ void fused_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
   const std::int64_t b = z.extent(0), chunks = (b + kChunk - 1) / kChunk;
   const std::int64_t bytes = b * n * std::int64_t(sizeof(S));
   if constexpr (!widened<S, A>) {
-    const std::int64_t group = margins_group(n * std::int64_t(sizeof(S)));
     if (!margins_given && chunks > 1 && on_calling_thread(bytes))
-      return grouped_pass<L>(X, first, y, w, z, u, g, group);
+      return grouped_pass<L>(X, first, y, w, z, u, g);
   }
   sum_of_chunks("minisgd::sgd_fused_step", chunks, bytes, n, g.data(),
                 [&](const std::int64_t k, A* const p, auto into_g) {
