@@ -86,6 +86,22 @@ double sgd_step_seconds(std::int64_t b, std::int64_t d, double bytes = double(1 
          steps;
 }
 
+// Bytes/s of a second pass over rows in the cache: the column step's loss derivatives and
+// gradient product after its margins (sgd_gradient with the margins given), b = 32 rows of
+// 256 fp32 columns (32 KB, the 256-column paper decks' batch), the same batch every time.
+double reread_rate() {
+  const std::int64_t b = 32, d = 256, steps = 1000;
+  const Matrix<float> X = random_rows<float>(b, d);
+  Vector<double> y("y", b);
+  Kokkos::deep_copy(y, 1.0);
+  Vector<float> w("w", d), z("z", b), u("u", b), g("g", d);
+  sgd_margins(X, 0, w, z);
+  const double t = best_seconds(3, [&] {
+    for (int k = 0; k < steps; ++k) sgd_gradient<Loss::logistic>(X, 0, y, w, z, true, u, g);
+  });
+  return double(b * d * 4) / std::max(t / steps, 1e-12);
+}
+
 // Seconds of CA-SGD's partial margins (fp32 arithmetic) over s = 16 batches of b = 32 rows of
 // 2000 columns stored as S, from a matrix far larger than the caches.
 template <class S>
@@ -452,6 +468,9 @@ perfmodel::Machine kernel_figures() {
   m.row_s = std::max(row, 1e-12);
   resident_figures(m, b);
   m.decode_s = widening_seconds();
+  // (After the widening: timed right before it, this loop left decode_ns 4x high, 0.041-0.048
+  // against 0.009-0.014 ns, in eight calibrations of eight.)
+  m.reread_Bps = reread_rate();
   // The packed Gram of s blocks of b = 32 rows: time = flops / rate + entries · entry + library
   // calls (one per block row, or one for the whole Gram: perfmodel::gram_calls). Each input
   // type's rate from its times on 2000 and 28 local columns at s = 16 (the difference leaves
@@ -535,14 +554,15 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "# written by perf/calibrate at %d rank(s); docs/performance_model.md\n"
       "name: %s\n"
       "source: \"perf/calibrate on this machine: triad, minisgd's SGD step at b = 256, d = 2000 "
-      "and 28 (and d = 2000 on 2 to 64 times a core's cache a rank), the packed Gram at s = 16, b "
+      "and 28 (and d = 2000 on 2 to 64 times a core's cache a rank), its second pass at b = 32, "
+      "d = 256 in cache, the packed Gram at s = 16, b "
       "= 32, n = 2000 and 28 and its bf16 form at s = 2 and "
       "16 on one column, CA-SGD's recurrence and "
       "partial margins (bf16, fp32) at s = 16, b = 32, the training loop on one column (%s "
       "time), the scheduler (two threads on one core; comm.emulate's wait), SGD's loop and "
       "AllReduce at 8 B and 1 KiB to 16 MiB over %d rank(s), each compressor's encode and "
       "decode at one rank and its merges at two mirrored ranks, d = 2000\"\n"
-      "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g%s}\n"
+      "memory: {bandwidth_GBps: %.4g, cache_MB: %.4g, reread_GBps: %.4g%s}\n"
       "kernels:\n"
       "  stream_efficiency: %.3g\n  row_ns: %.4g\n  launch_us: %.4g\n%s"
       "  gemm_fp64_GFps: %.4g\n  gemm_fp32_GFps: %.4g\n  gemm_bf16_GFps: %.4g\n"
@@ -557,11 +577,12 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "merges: {%s}  # ns per value merged, at two mirrored ranks beyond one, d = 2000 "
       "(gtopk: k = 2000)\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
-      resident.c_str(), m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3), m.launch_s * 1e6, sync,
-      m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9, m.gemm_bf16_Fps * 1e-9,
-      std::max(m.gram_entry_s * 1e9, 1e-3), std::max(m.gram_call_s * 1e6, 1e-3), m.gram_whole_rows,
-      m.gram_scratch_passes, m.gram_bf16_scratch_passes, m.scalar_Fps * 1e-9,
-      std::max(m.decode_s * 1e9, 1e-3), std::max(m.ca_row_s * 1e9, 1e-3),
+      m.reread_Bps * 1e-9, resident.c_str(), m.stream_efficiency, std::max(m.row_s * 1e9, 1e-3),
+      m.launch_s * 1e6, sync, m.gemm_fp64_Fps * 1e-9, m.gemm_fp32_Fps * 1e-9,
+      m.gemm_bf16_Fps * 1e-9, std::max(m.gram_entry_s * 1e9, 1e-3),
+      std::max(m.gram_call_s * 1e6, 1e-3), m.gram_whole_rows, m.gram_scratch_passes,
+      m.gram_bf16_scratch_passes, m.scalar_Fps * 1e-9, std::max(m.decode_s * 1e9, 1e-3),
+      std::max(m.ca_row_s * 1e9, 1e-3),
       std::max(m.update_value_s[std::size_t(OptimizerKind::momentum)] * 1e9, 1e-3),
       std::max(m.update_value_s[std::size_t(OptimizerKind::adam)] * 1e9, 1e-3),
       std::max(m.sgd_step_host_s * 1e6, 1e-3), std::max(m.ca_outer_host_s * 1e6, 1e-3),
@@ -631,8 +652,8 @@ int main(int argc, char** argv) {
     m.cores = perf::node_cores();
     m.switch_s = std::max(perf::context_switch_seconds(), 1e-12);
     // The slowest rank: least rates, largest costs.
-    for (double* x : {&m.memory_Bps, &m.stream_efficiency, &m.gemm_fp64_Fps, &m.gemm_fp32_Fps,
-                      &m.gemm_bf16_Fps, &m.scalar_Fps})
+    for (double* x : {&m.memory_Bps, &m.stream_efficiency, &m.reread_Bps, &m.gemm_fp64_Fps,
+                      &m.gemm_fp32_Fps, &m.gemm_bf16_Fps, &m.scalar_Fps})
       MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     for (double* x : {&m.row_s, &m.launch_s, &m.sync_s, &m.gram_entry_s, &m.gram_call_s,
                       &m.decode_s, &m.ca_row_s, &m.sgd_step_host_s, &m.ca_outer_host_s,

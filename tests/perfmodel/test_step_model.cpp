@@ -228,6 +228,31 @@ TEST(StepModel, ABatchThatFitsInTheCacheIsReadOnce) {
   }
 }
 
+// A second pass over rows that fit in the cache costs their bytes at the measured rate of such a
+// pass (memory.reread_GBps): once in SGD's column step (the gradient product after the margins)
+// and at CA-SGD s = 1, twice an outer step beyond (the gather for the Gram, the gradient
+// products); nothing where no rate was measured; and a batch beyond the cache is read from
+// memory again whatever that rate.
+TEST(StepModel, ASecondPassFromTheCacheCostsItsRate) {
+  const double b = 32, d = 1000, S = 4, reread = 100e9;
+  for (const int P : {1, 3})
+    for (const int s : {0, 1, 4}) {
+      Workload w = column(P, std::int64_t(b), std::int64_t(d), s);
+      const double rows = b * std::max(s, 1), n = std::ceil(d / P), rereads = s > 1 ? 2 : 1;
+      Machine m = machine();
+      m.cache_bytes = std::max(rows * n * S, b * b * s * (s - 1) / 2 * 4);  // all of it fits
+      const double free = predict_step(w, m).compute_s;
+      m.reread_Bps = reread;
+      EXPECT_NEAR(predict_step(w, m).compute_s - free,
+                  rereads * rows * n * S / reread / std::max(s, 1), 1e-15)
+          << "P " << P << " s " << s;
+      m.cache_bytes = rows * n * S - 1;  // one byte short: from memory, the rate does not apply
+      const double from_memory = predict_step(w, m).compute_s;
+      m.reread_Bps = 0;
+      EXPECT_DOUBLE_EQ(predict_step(w, m).compute_s, from_memory) << "P " << P << " s " << s;
+    }
+}
+
 // The host's share: once per SGD step, once per CA-SGD outer step plus once per inner step;
 // so at s = 1 CA-SGD is SGD column plus the difference of the two loops' host costs.
 TEST(StepModel, HostCostsPerStepAndPerOuterStep) {
@@ -591,6 +616,13 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   std::string no_calls = good;  // files written before the Gram's calls were counted
   no_calls.replace(no_calls.find(", gram_call_us: 1.25"), 20, "");
   EXPECT_EQ(perfmodel::parse_machine(no_calls, "m.yaml").gram_call_s, 0);
+  // The second pass's rate: optional (absent: free), > 0 when given.
+  EXPECT_EQ(m.reread_Bps, 0);
+  std::string reread = good;
+  reread.replace(reread.find("cache_MB: 1}"), 12, "cache_MB: 1, reread_GBps: 120}");
+  EXPECT_DOUBLE_EQ(perfmodel::parse_machine(reread, "m.yaml").reread_Bps, 120e9);
+  reread.replace(reread.find("reread_GBps: 120"), 16, "reread_GBps: 0");
+  refused(reread, "m.yaml:3: memory.reread_GBps: must be > 0");
   // Each optimizer's update per weight beyond SGD's: optional.
   EXPECT_EQ(m.update_value_s[std::size_t(OptimizerKind::adam)], 0);
   std::string adam = good;

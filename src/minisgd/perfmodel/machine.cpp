@@ -119,6 +119,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.memory_Bps = memory.number("bandwidth_GBps", 1e9);
   m.cache_bytes = memory.number("cache_MB", 1e6);
   m.resident = memory.pairs("resident_GBps", "MB", "GBps", 1e6, 1e9, false, false);
+  m.reread_Bps = memory.optional("reread_GBps", 1e9, 0);
   m.stream_efficiency = kernels.number("stream_efficiency", 1);
   m.row_s = kernels.number("row_ns", 1e-9);
   m.launch_s = kernels.number("launch_us", 1e-6);

@@ -18,6 +18,11 @@ struct Machine {
   double memory_Bps = 0;         // sustained streaming bandwidth (triad)
   double stream_efficiency = 1;  // fraction of it minisgd's streaming kernels reach
   double cache_bytes = 0;        // a batch re-read from a cache this large costs no memory traffic
+  // Bytes/s of a second pass over rows a step has just read, while they fit in that cache:
+  // the column step's derivatives and gradient product after its margins, CA-SGD's gather and
+  // gradient products (perf/calibrate: SGD's second pass at b = 32 over 256 fp32 columns in
+  // cache; 0: not measured, the pass is free).
+  double reread_Bps = 0;
   // Rows that stay in the caches from one pass over them to the next stream faster than
   // memory: the rate of a pass by the bytes of rows a rank holds, measured with the node's
   // ranks streaming at once (perf/calibrate; `resident`: bytes, bytes/s, rates not increasing;
