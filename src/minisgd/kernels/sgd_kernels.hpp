@@ -19,10 +19,9 @@
 // to a buffer and the shares are added in chunk order after the launch. On the calling thread
 // a plain loop over the chunks (grouped_pass), where rows of a few hundred bytes have the
 // margins of a group of chunks summed in one pass before the chunks' gradients: the same
-// additions in the same order. Short rows vectorize
-// too (sgd_host_rows.hpp); with AVX-512 a margin's partial sums are one register (with AVX2
-// two), and bf16/fp16 are widened in registers, so narrow storage is read once from memory and
-// never copied.
+// additions in the same order. Short rows vectorize too (sgd_host_rows.hpp); with AVX-512 a
+// margin's partial sums are one register (with AVX2 two), and bf16/fp16 are widened in
+// registers, so narrow storage is read once from memory and never copied.
 // Devices: a warp per short row, a team per long one for the margins (device_row_dots); for
 // the gradient a team per 32 columns, its warps summing consecutive chunks at once and the team
 // adding their sums in chunk order (device_chunk_sums): the host's additions in the host's
@@ -401,10 +400,10 @@ void sum_of_chunks(const char* name, std::int64_t chunks, std::int64_t bytes, in
 
 /// Host, on the calling thread, rows read directly (not widened): the margins and derivatives
 /// of a group of chunks (margins_group) in one pass, then each chunk's share of the gradient
-/// rereading its rows from cache, added into g in chunk order: the additions of fused_pass chunk by
-/// chunk, in the same order, so the same bits. A group of long rows first touches the pages of the
-/// next one; short rows touch none (fp32 at 28 columns, b 256: 0.68-0.96 of the roofline against
-/// 0.62-0.77 through sum_of_chunks with the touches).
+/// rereading its rows from cache, added into g in chunk order: the additions of fused_pass
+/// chunk by chunk, in the same order, so the same bits. A group of long rows first touches the
+/// pages of the next one; short rows touch none (fp32 at 28 columns, b 256: 0.68-0.96 of the
+/// roofline against 0.62-0.77 through sum_of_chunks with the touches).
 template <Loss L, class S, class A>
 void grouped_pass(const Matrix<S>& X, std::int64_t first, const Vector<double>& y,
                   const Vector<A>& w, const Vector<A>& z, const Vector<A>& u, const Vector<A>& g) {
