@@ -1,9 +1,11 @@
-// minisgd DECK.yaml [--set section.key=value ...] [--dry-run] [--kokkos-...]
+// minisgd DECK.yaml [--set section.key=value ...] [--dry-run] [--kokkos-...] [--help[-kokkos]]
 // A thin driver: parse the command line and the deck, then hand the configuration and the one
 // world communicator over to minisgd::run.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -15,6 +17,7 @@
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/deck.hpp"
+#include "minisgd/core/atomic_file.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/version.hpp"
 
@@ -29,11 +32,15 @@ int run_main(int argc, char** argv) {
   for (int i = argc - 1; i >= 1; --i)
     if (std::string(argv[i]).rfind("--kokkos-", 0) != 0) args.emplace_back(argv[i]);
 
-  CLI::App app{"minisgd: communication-efficient distributed SGD for generalized linear models"};
+  CLI::App app{"minisgd: communication-efficient distributed SGD for generalized linear models",
+               "minisgd"};
+  app.footer("Kokkos' options (--kokkos-num-threads=N, ...): minisgd --help-kokkos");
+  bool kokkos_help = false;
+  app.add_flag("--help-kokkos", kokkos_help, "print Kokkos' own options and exit");
   std::string deck;
   std::vector<std::string> overrides;
   bool dry_run = false;
-  app.add_option("deck", deck, "YAML input deck")->required();
+  app.add_option("deck", deck, "YAML input deck");
   app.add_option("--set", overrides, "override a deck key: section.key=value (repeatable)");
   app.add_flag("--dry-run", dry_run, "validate the deck, print the resolved configuration, exit");
   app.set_version_flag("--version",
@@ -45,6 +52,11 @@ int run_main(int argc, char** argv) {
     // prints it (help, version or the error).
     if (root) app.exit(e);
     return e.get_exit_code() == 0 ? 0 : int(minisgd::kBadInput);
+  }
+  if (kokkos_help) return 0;  // Kokkos printed its help as it started (main below)
+  if (deck.empty()) {
+    if (root) std::cerr << "minisgd: error: a deck is required (minisgd --help)" << std::endl;
+    return minisgd::kBadInput;
   }
 
   minisgd::Config config;
@@ -61,8 +73,52 @@ int run_main(int argc, char** argv) {
 
 }  // namespace
 
+namespace {
+
+/// Kokkos' arguments: --help is minisgd's (Kokkos would print its own forty lines first), and
+/// --help-kokkos asks Kokkos for its help instead.
+std::vector<char*> kokkos_arguments(int argc, char** argv) {
+  static char kokkos_help[] = "--kokkos-help";
+  std::vector<char*> out;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i > 0 && (a == "--help" || a == "-h")) continue;
+    out.push_back(a == "--help-kokkos" ? kokkos_help : argv[i]);
+  }
+  out.push_back(nullptr);
+  return out;
+}
+
+/// The last resort: whatever escapes (a bad_alloc, an exception from a library) ends the job
+/// with exit code 3 and its message, never std::terminate's core dump with other ranks waiting.
+[[noreturn]] void fail_unexpectedly(const char* what) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::cerr << "minisgd: error: rank " << rank << ": unexpected failure: " << what << std::endl;
+  if (ranks > 1) MPI_Abort(MPI_COMM_WORLD, minisgd::kRuntimeFailure);
+  MPI_Finalize();
+  std::_Exit(minisgd::kRuntimeFailure);
+}
+
+void on_terminate() {
+  const std::exception_ptr e = std::current_exception();
+  try {
+    if (e) std::rethrow_exception(e);
+    fail_unexpectedly("std::terminate");
+  } catch (const std::exception& x) {
+    fail_unexpectedly(x.what());
+  } catch (...) {
+    fail_unexpectedly("an exception of unknown type");
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  std::set_terminate(on_terminate);
+  minisgd::remove_temporaries_on_signal();
   minisgd::gpu::select_device_by_local_rank(MPI_COMM_WORLD, argc, argv);  // CUDA builds only
   int code = 0;
   {
@@ -71,7 +127,9 @@ int main(int argc, char** argv) {
     std::optional<Kokkos::ScopeGuard> kokkos;
     std::string why;
     try {
-      kokkos.emplace(argc, argv);
+      std::vector<char*> kargs = kokkos_arguments(argc, argv);
+      int kargc = int(kargs.size()) - 1;
+      kokkos.emplace(kargc, kargs.data());
     } catch (const std::exception& e) {
       why = e.what();
     }
@@ -90,6 +148,8 @@ int main(int argc, char** argv) {
         code = run_main(argc, argv);
       } catch (const minisgd::Abort& a) {
         code = a.code;
+      } catch (const std::exception& e) {
+        fail_unexpectedly(e.what());
       }
   }
   MPI_Finalize();

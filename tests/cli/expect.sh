@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # expect.sh CODE REGEX SECONDS -- COMMAND...
-# Runs COMMAND, passes when it exits with CODE within SECONDS and its output matches REGEX.
+# Runs COMMAND, passes when it exits with CODE within SECONDS, its output matches REGEX and
+# no error line is 500 characters or longer.
 # MINISGD_TEST_TIME_SCALE (a whole number, default 1) multiplies SECONDS for slow builds (the
 # sanitizer stage): the limit is there to catch a hang, not to time the run.
 set -u
@@ -16,5 +17,9 @@ if [ "$rc" -ne "$code" ]; then
 fi
 if ! grep -Eq -- "$regex" <<<"$out"; then
   echo "FAIL: output does not match /$regex/"; echo "$out"; exit 1
+fi
+# An error is one short line, whatever the input held (a bad line may be megabytes long).
+if long=$(grep -E '(error|Error)' <<<"$out" | awk 'length($0) >= 500' | head -c 600) && [ -n "$long" ]; then
+  echo "FAIL: an error line of 500 characters or more: $long"; exit 1
 fi
 echo "ok: exit $rc, output matches /$regex/"

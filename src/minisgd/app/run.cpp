@@ -1,9 +1,12 @@
 #include "minisgd/app/run.hpp"
 
+#include "minisgd/app/collective.hpp"
 #include "minisgd/app/run_report.hpp"
 #include "minisgd/app/study.hpp"
 #include "minisgd/app/train_run.hpp"
 #include "minisgd/app/verdict.hpp"
+#include "minisgd/config/deck.hpp"
+#include "minisgd/core/atomic_file.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/report/output_files.hpp"
 #include "minisgd/version.hpp"
@@ -36,6 +39,18 @@ RunOutcome run(const Config& c, comm::MpiCommunicator& world, std::ostream& out,
     out << "minisgd " << MINISGD_VERSION << " (" << MINISGD_GIT_HASH << "), Kokkos "
         << ExecSpace::name() << ", " << world.size() << " MPI rank(s), deck " << c.deck_path
         << std::endl;
+  // Outputs that cannot be written are found now, not after an hour of training.
+  collectively(world, err, [&] {
+    if (world.rank() != 0) return;
+    const std::pair<const char*, const std::string*> outputs[] = {
+        {"output.report", &c.output.report},
+        {"output.history", &c.output.history},
+        {"output.weights", &c.output.weights},
+        {"output.checkpoint.path", &c.output.checkpoint.path}};
+    for (const auto& [key, path] : outputs)
+      if (!path->empty())
+        if (const std::string why = output_path_problem(*path); !why.empty()) fail_key(c, key, why);
+  });
   if (c.run.study == Study::precision) return run_precision_study(c, world, out, err);
   return run_single(c, world, out, err);
 }

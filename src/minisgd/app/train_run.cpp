@@ -10,6 +10,7 @@
 #include "minisgd/comm/factory.hpp"
 #include "minisgd/core/profiling.hpp"
 #include "minisgd/data/loader.hpp"
+#include "minisgd/data/share.hpp"
 #include "minisgd/precision/dispatch.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/evaluator.hpp"
@@ -79,6 +80,17 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
     });
   if (world.rank() == 0) print_problem(c, s.data.part, s.data.description, world.size(), out);
   // Set-up a precision plan needs (casts, packing, scaling) counts in the time to target.
+  if (c.solver.method == Method::ca_sgd)
+    collectively(world, err, [&] {
+      // CA-SGD's packed Gram of s blocks of b rows, its margins and the gathered s·b rows,
+      // in the arithmetic's width (8 bytes: an upper bound), checked before they are allocated.
+      const long double sb = (long double)(c.solver.s) * c.solver.batch_size;
+      const long double bytes = 8 * (sb * (sb - c.solver.batch_size) / 2 + 3 * sb +
+                                     sb * (long double)(s.data.part.local_cols()));
+      ensure_fits(bytes, "solver.s = " + std::to_string(c.solver.s) + " x solver.batch_size = " +
+                             std::to_string(c.solver.batch_size) + ": CA-SGD's Gram and buffers",
+                  world);
+    });
   Kokkos::Timer clock;
   s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
   fence("stepper set up");

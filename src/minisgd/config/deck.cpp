@@ -1,6 +1,7 @@
 #include "minisgd/config/deck.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -293,10 +294,17 @@ void read_validation(DeckSection s, ValidationConfig& c) {
 /// yaml-cpp keeps both entries of a key given twice and reads the first: a deck that says
 /// `epochs` twice (or `solver:` twice) would run silently with half of what it says. Keys
 /// that are maps or lists (`? [a]: 1`) are refused here too.
+/// The walk also counts the nodes it visits: yaml-cpp shares an aliased node, so a deck of
+/// nested aliases (a "billion laughs") is small to load but exponential to walk or read.
+constexpr std::int64_t kMaxDeckNodes = 100000;
+
 void reject_duplicate_keys(const YAML::Node& node, const std::string& path,
-                           const std::string& origin) {
+                           const std::string& origin, std::int64_t& nodes) {
+  if (++nodes > kMaxDeckNodes)
+    throw InputError(origin + ":" + std::to_string(node.Mark().line + 1) + ": the deck expands to more than " +
+                     std::to_string(kMaxDeckNodes) + " YAML nodes (nested aliases?)");
   if (node.IsSequence())
-    for (const auto& item : node) reject_duplicate_keys(item, path, origin);
+    for (const auto& item : node) reject_duplicate_keys(item, path, origin, nodes);
   if (!node.IsMap()) return;
   std::map<std::string, int> line_of;
   for (const auto& kv : node) {
@@ -310,7 +318,7 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& path,
     if (!fresh)
       throw InputError(origin + ":" + std::to_string(line) + ": duplicate key '" + full +
                        "' (first given on line " + std::to_string(it->second) + ")");
-    reject_duplicate_keys(kv.second, full, origin);
+    reject_duplicate_keys(kv.second, full, origin, nodes);
   }
 }
 
@@ -321,8 +329,12 @@ void apply_override(YAML::Node root, const std::string& assignment, std::set<std
     throw InputError("--set " + assignment + ": expected section.key=value");
   const std::string key = assignment.substr(0, eq);
   YAML::Node value;
-  try {
-    value = YAML::Load(assignment.substr(eq + 1));
+  const std::string text = assignment.substr(eq + 1);
+  // An empty value is the empty string (a text key such as output.report= turns an output
+  // off), never YAML's null: a number or a flag then refuses it instead of taking its default.
+  if (text.find_first_not_of(" \t") == std::string::npos) value = YAML::Node(std::string());
+  else try {
+    value = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError("--set " + key + ": cannot parse value: " + e.msg);
   }
@@ -352,13 +364,19 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
                   const std::vector<std::string>& overrides) {
   YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
+    if (docs.size() > 1)
+      throw InputError(origin + ":" + std::to_string(docs[1].Mark().line + 1) +
+                       ": a deck is one YAML document, this file holds " +
+                       std::to_string(docs.size()));
+    if (!docs.empty()) root = docs.front();
   } catch (const YAML::ParserException& e) {
     throw InputError(origin + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
   }
   if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw InputError(origin + ": a deck is a map of sections");
-  reject_duplicate_keys(root, "", origin);
+  std::int64_t nodes = 0;
+  reject_duplicate_keys(root, "", origin, nodes);
   std::set<std::string> overridden;
   for (const auto& o : overrides) apply_override(root, o, overridden);
 
@@ -391,6 +409,11 @@ void fail_key(const Config& c, const std::string& key, const std::string& what) 
 }
 
 Config load_deck(const std::string& path, const std::vector<std::string>& overrides) {
+  // A directory would read as an empty deck (the defaults), a FIFO would block.
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw InputError(path + ": the deck is not a regular file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open deck");
   std::stringstream buf;

@@ -39,6 +39,12 @@ void DeckSection::fail(const std::string& key, const std::string& what) const {
   throw InputError(locate(key) + ": " + what);
 }
 
+void DeckSection::refuse_null(const std::string& key) const {
+  // `key: ~` or `key:` with nothing after it would otherwise read as the default.
+  if (node_ && node_.IsMap() && node_[key] && node_[key].IsNull())
+    fail(key, "no value given (null): give one, or leave the key out for its default");
+}
+
 bool DeckSection::has(const std::string& key) const {
   return node_ && node_.IsMap() && node_[key] && !node_[key].IsNull();
 }
@@ -62,6 +68,7 @@ YAML::Node DeckSection::scalar(const std::string& key, const char* expected) {
 }
 
 std::string DeckSection::text(const std::string& key, const std::string& def) {
+  refuse_null(key);
   std::string v = def;
   if (has(key)) v = scalar(key, "a string").as<std::string>();
   record(key, v);
@@ -69,6 +76,7 @@ std::string DeckSection::text(const std::string& key, const std::string& def) {
 }
 
 double DeckSection::number(const std::string& key, double def, double lo, double hi) {
+  refuse_null(key);
   double v = def;
   if (has(key)) {
     const YAML::Node n = scalar(key, "a number");
@@ -88,6 +96,7 @@ double DeckSection::number(const std::string& key, double def, double lo, double
 }
 
 std::optional<double> DeckSection::optional_number(const std::string& key, double lo, double hi) {
+  refuse_null(key);
   if (!has(key)) {
     record(key, nullptr);
     return std::nullopt;
@@ -97,6 +106,7 @@ std::optional<double> DeckSection::optional_number(const std::string& key, doubl
 
 std::int64_t DeckSection::integer(const std::string& key, std::int64_t def, std::int64_t lo,
                                   std::int64_t hi) {
+  refuse_null(key);
   std::int64_t v = def;
   if (has(key)) {
     const YAML::Node n = scalar(key, "an integer");
@@ -126,6 +136,7 @@ std::int64_t DeckSection::integer(const std::string& key, std::int64_t def, std:
 }
 
 bool DeckSection::flag(const std::string& key, bool def) {
+  refuse_null(key);
   bool v = def;
   if (has(key)) {
     const YAML::Node n = scalar(key, "true or false");

@@ -53,6 +53,7 @@ class DeckSection {
 
  private:
   YAML::Node scalar(const std::string& key, const char* expected);
+  void refuse_null(const std::string& key) const;
   std::string full(const std::string& key) const;
   void record(const std::string& key, nlohmann::json value);
 

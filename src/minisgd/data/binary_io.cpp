@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "minisgd/core/atomic_file.hpp"
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/row_router.hpp"
 
@@ -124,6 +125,7 @@ BinaryWriter<T>::BinaryWriter(const std::string& path, BinaryHeader header,
   std::uint64_t id = std::uint64_t(getpid());
   comm.bcast(&id, 1, 0);
   temp_ = path + ".tmp." + std::to_string(id);
+  register_temporary(temp_);  // a SIGTERM while the cache is written removes it
   const BinaryLayout l = layout_of(header_);
   int ok = 1;
   if (comm.rank() == 0) {
@@ -137,6 +139,7 @@ BinaryWriter<T>::BinaryWriter(const std::string& path, BinaryHeader header,
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
     if (comm.rank() == 0) std::remove(temp_.c_str());
+    forget_temporary(temp_);
     throw RuntimeFailure(path + ": cannot write (" + std::strerror(errno) + ")");
   }
 }
@@ -147,6 +150,7 @@ BinaryWriter<T>::~BinaryWriter() {
     ::close(fd_);
     std::remove(temp_.c_str());  // not committed
   }
+  forget_temporary(temp_);
 }
 
 template <class T>
@@ -210,6 +214,7 @@ void BinaryWriter<T>::commit(comm::Communicator& comm) {
   failed = comm.allreduce_value(failed, comm::Op::max);
   if (failed) {
     if (comm.rank() == 0) std::remove(temp_.c_str());
+    forget_temporary(temp_);
     throw RuntimeFailure(error_.empty() ? path_ + ": another rank failed to write" : error_);
   }
 }

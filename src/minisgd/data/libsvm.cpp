@@ -23,24 +23,27 @@ const char* data_end(const char* begin, const char* end) {
 
 /// A finite double that is a whole token (ends at blank, ':' excluded, or the end).
 bool parse_number(const char*& p, const char* end, double& out) {
-  if (p < end && *p == '+') ++p;  // LIBSVM labels are often written "+1"
+  // LIBSVM labels are often written "+1"; one sign only, as strtod reads it ("+-1" is no number).
+  if (p < end && *p == '+' && !(p + 1 < end && p[1] == '-')) ++p;
   const auto r = std::from_chars(p, end, out);
   if (r.ec != std::errc() || r.ptr == p || (r.ptr < end && !blank(*r.ptr))) return false;
   p = r.ptr;
   return true;
 }
 
+/// The token at p, cut to a length a message can carry (a bad line may be megabytes long).
 std::string token_at(const char* p, const char* end) {
+  constexpr std::ptrdiff_t kMaxEcho = 40;
   const char* q = p;
-  while (q < end && !blank(*q)) ++q;
-  return std::string(p, q);
+  while (q < end && !blank(*q) && q - p <= kMaxEcho) ++q;
+  return q - p > kMaxEcho ? std::string(p, p + kMaxEcho) + "..." : std::string(p, q);
 }
 
 /// A finite number that ends at a blank, '#' or the end of the line; nullptr otherwise.
 const char* finite_number(const char* p, const char* end, double& out) {
   const char* q = parse_simple_decimal(p, end, out);
   if (!q) {  // rare forms (more digits, large exponents): the general parser
-    if (p < end && *p == '+') ++p;
+    if (p < end && *p == '+' && !(p + 1 < end && p[1] == '-')) ++p;
     const auto r = std::from_chars(p, end, out);
     if (r.ec != std::errc() || r.ptr == p || !std::isfinite(out)) return nullptr;
     q = r.ptr;

@@ -45,6 +45,9 @@ template <class T>
 Dataset<T> read_file(const Config& c, const std::string& path, bool training, std::int64_t features,
                      comm::Communicator& comm, LoadStats& stats) {
   if (!std::filesystem::exists(path)) throw InputError(path + ": data file not found");
+  // A FIFO would block every rank, a directory or device would read as garbage or nothing.
+  if (!std::filesystem::is_regular_file(path))
+    throw InputError(path + ": the data file is not a regular file");
   if (c.data.source == DataSource::binary)
     return load_binary<T>(c, path, training, features, comm, stats);
   // The cache holds rounded values: only a deterministic rounding can reuse them.

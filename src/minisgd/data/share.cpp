@@ -100,6 +100,18 @@ void ensure_share_fits(const Partition& p, std::size_t element_bytes, const std:
   throw InputError(s.str());
 }
 
+void ensure_fits(long double bytes_per_rank, const std::string& what, comm::Communicator& comm) {
+  const std::uint64_t have = available_bytes();
+  const int short_of_memory =
+      bytes_per_rank * (long double)(ranks_on_this_host(comm)) > (long double)(have) ? 1 : 0;
+  if (comm.allreduce_value(short_of_memory, comm::Op::max) == 0) return;
+  std::ostringstream s;
+  s.precision(3);
+  s << what << ": needs " << double(bytes_per_rank) << " bytes per rank, more than the " << have
+    << " bytes available on a node (MemAvailable, shared by the node's ranks)";
+  throw InputError(s.str());
+}
+
 void agree_on_error(comm::Communicator& comm, const std::string& error) {
   if (comm.allreduce_value(error.empty() ? 0 : 1, comm::Op::max) == 0) return;
   const int first = comm.allreduce_value(error.empty() ? comm.size() : comm.rank(), comm::Op::min);

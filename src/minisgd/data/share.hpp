@@ -54,6 +54,10 @@ std::uint64_t share_bytes(const Partition& p, std::size_t element_bytes);
 void ensure_share_fits(const Partition& p, std::size_t element_bytes, const std::string& what,
                        comm::Communicator& comm);
 
+/// Collective: refuses (InputError on every rank, "what: needs N bytes per rank ...") a
+/// working set larger than the memory this node has available, before it is allocated.
+void ensure_fits(long double bytes_per_rank, const std::string& what, comm::Communicator& comm);
+
 /// Collective: when any rank has a non-empty `error`, every rank throws InputError with the
 /// lowest such rank's message (so no rank is left waiting in a later collective).
 void agree_on_error(comm::Communicator& comm, const std::string& error);

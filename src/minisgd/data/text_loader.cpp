@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "minisgd/core/errors.hpp"
@@ -72,11 +73,22 @@ Placement place(const RangeCounts& mine, comm::Communicator& comm) {
   return p;
 }
 
+/// The first line of each logistic label form seen: -1 and 0 both mean the negative class, so
+/// a file holding both (and +1) has three classes, not two.
+struct LabelForms {
+  std::int64_t first_minus_one = std::numeric_limits<std::int64_t>::max();
+  std::int64_t first_zero = std::numeric_limits<std::int64_t>::max();
+  void see(double y, std::int64_t line) {
+    if (y == -1.0) first_minus_one = std::min(first_minus_one, line);
+    if (y == 0.0) first_zero = std::min(first_zero, line);
+  }
+};
+
 /// Parses one block into `rows`, checks labels, routes the rows; returns "" or "file:line: why".
 template <class T>
 std::string parse_block(const Config& c, const std::string& path, const char* b, const char* e,
                         std::int64_t cols, std::int64_t& line, std::int64_t& row, ParsedRows& rows,
-                        RowRouter<T>* router) {
+                        RowRouter<T>* router, LabelForms& forms) {
   std::string error;
   rows.clear();
   for_each_line(b, e, [&](const char* lb, const char* le) {
@@ -92,6 +104,7 @@ std::string parse_block(const Config& c, const std::string& path, const char* b,
       error = path + ":" + std::to_string(rows.line[std::size_t(k)]) + ": " + why;
       break;
     }
+    if (c.model.loss == Loss::logistic) forms.see(rows.labels[std::size_t(k)], rows.line[std::size_t(k)]);
     if (!router) continue;
     const std::size_t at = std::size_t(rows.row_ptr[std::size_t(k)]);
     router->add(row, label, rows.col.data() + at, rows.val.data() + at,
@@ -145,6 +158,7 @@ void parse_text(const Config& c, const std::string& path, const ScannedText& t,
                 comm::Communicator& comm, LoadStats& stats, std::size_t block_bytes) {
   LineBlocks blocks(*t.file, t.range, block_bytes);
   ParsedRows rows;
+  LabelForms forms;
   std::int64_t line = t.at.first_line, row = t.at.first_row;
   for (bool more = true; more;) {
     const char *b = nullptr, *e = nullptr;
@@ -153,7 +167,7 @@ void parse_text(const Config& c, const std::string& path, const ScannedText& t,
     const auto t0 = std::chrono::steady_clock::now();
     const std::int64_t first = row;
     const std::string error =
-        mine ? parse_block(c, path, b, e, t.features, line, row, rows, router) : std::string();
+        mine ? parse_block(c, path, b, e, t.features, line, row, rows, router, forms) : std::string();
     stats.parse_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     agree_on_error(comm, error);
@@ -163,6 +177,13 @@ void parse_text(const Config& c, const std::string& path, const ScannedText& t,
   }
   stats.parsed_bytes += blocks.bytes_read();
   stats.bytes_read += blocks.bytes_read();
+  const std::int64_t minus_one = comm.allreduce_value(forms.first_minus_one, comm::Op::min);
+  const std::int64_t zero = comm.allreduce_value(forms.first_zero, comm::Op::min);
+  if (std::max(minus_one, zero) < std::numeric_limits<std::int64_t>::max())
+    throw InputError(path + ":" + std::to_string(std::max(minus_one, zero)) + ": logistic label " +
+                     (zero > minus_one ? "0" : "-1") + " after " + (zero > minus_one ? "-1" : "0") +
+                     " on line " + std::to_string(std::min(minus_one, zero)) +
+                     ": the labels take three values; logistic labels are ±1 or 0/1");
 }
 
 }  // namespace
