@@ -87,8 +87,9 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
       const long double sb = (long double)(c.solver.s) * c.solver.batch_size;
       const long double bytes = 8 * (sb * (sb - c.solver.batch_size) / 2 + 3 * sb +
                                      sb * (long double)(s.data.part.local_cols()));
-      ensure_fits(bytes, "solver.s = " + std::to_string(c.solver.s) + " x solver.batch_size = " +
-                             std::to_string(c.solver.batch_size) + ": CA-SGD's Gram and buffers",
+      ensure_fits(bytes,
+                  "solver.s = " + std::to_string(c.solver.s) + " x solver.batch_size = " +
+                      std::to_string(c.solver.batch_size) + ": CA-SGD's Gram and buffers",
                   world);
     });
   Kokkos::Timer clock;

@@ -301,8 +301,9 @@ constexpr std::int64_t kMaxDeckNodes = 100000;
 void reject_duplicate_keys(const YAML::Node& node, const std::string& path,
                            const std::string& origin, std::int64_t& nodes) {
   if (++nodes > kMaxDeckNodes)
-    throw InputError(origin + ":" + std::to_string(node.Mark().line + 1) + ": the deck expands to more than " +
-                     std::to_string(kMaxDeckNodes) + " YAML nodes (nested aliases?)");
+    throw InputError(origin + ":" + std::to_string(node.Mark().line + 1) +
+                     ": the deck expands to more than " + std::to_string(kMaxDeckNodes) +
+                     " YAML nodes (nested aliases?)");
   if (node.IsSequence())
     for (const auto& item : node) reject_duplicate_keys(item, path, origin, nodes);
   if (!node.IsMap()) return;
@@ -332,12 +333,14 @@ void apply_override(YAML::Node root, const std::string& assignment, std::set<std
   const std::string text = assignment.substr(eq + 1);
   // An empty value is the empty string (a text key such as output.report= turns an output
   // off), never YAML's null: a number or a flag then refuses it instead of taking its default.
-  if (text.find_first_not_of(" \t") == std::string::npos) value = YAML::Node(std::string());
-  else try {
-    value = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError("--set " + key + ": cannot parse value: " + e.msg);
-  }
+  if (text.find_first_not_of(" \t") == std::string::npos)
+    value = YAML::Node(std::string());
+  else
+    try {
+      value = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      throw InputError("--set " + key + ": cannot parse value: " + e.msg);
+    }
   std::vector<std::string> parts;
   std::stringstream ss(key);
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);

@@ -43,7 +43,8 @@ void register_temporary(const std::string& path) {
   if (path.size() >= kPathBytes) return;
   for (auto& slot : temporaries)
     if (slot[0] == '\0') {
-      std::memcpy(slot.data() + 1, path.c_str() + 1, path.size());  // NUL-terminated, first byte last
+      std::memcpy(slot.data() + 1, path.c_str() + 1,
+                  path.size());  // NUL-terminated, first byte last
       slot[0] = path[0];
       return;
     }

@@ -104,7 +104,8 @@ std::string parse_block(const Config& c, const std::string& path, const char* b,
       error = path + ":" + std::to_string(rows.line[std::size_t(k)]) + ": " + why;
       break;
     }
-    if (c.model.loss == Loss::logistic) forms.see(rows.labels[std::size_t(k)], rows.line[std::size_t(k)]);
+    if (c.model.loss == Loss::logistic)
+      forms.see(rows.labels[std::size_t(k)], rows.line[std::size_t(k)]);
     if (!router) continue;
     const std::size_t at = std::size_t(rows.row_ptr[std::size_t(k)]);
     router->add(row, label, rows.col.data() + at, rows.val.data() + at,
@@ -167,7 +168,8 @@ void parse_text(const Config& c, const std::string& path, const ScannedText& t,
     const auto t0 = std::chrono::steady_clock::now();
     const std::int64_t first = row;
     const std::string error =
-        mine ? parse_block(c, path, b, e, t.features, line, row, rows, router, forms) : std::string();
+        mine ? parse_block(c, path, b, e, t.features, line, row, rows, router, forms)
+             : std::string();
     stats.parse_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     agree_on_error(comm, error);
