@@ -65,6 +65,11 @@ def _directive_module():
     m = types.ModuleType("spack.package")
 
     def variant(name, default=None, description="", values=None, multi=False, when=None, **kw):
+        # Spack refuses to load a package with a variant of a reserved name (spack.variant's
+        # reserved_names): the whole repository then fails, not just this package.
+        if name in ("arch", "architecture", "dev_path", "namespace", "operating_system", "os",
+                    "patches", "platform", "target", "commit"):
+            raise SystemExit(f"spack recipe: variant '{name}' is a name Spack reserves")
         REC.variants[name] = default
         REC.whens.append(when or "")
 

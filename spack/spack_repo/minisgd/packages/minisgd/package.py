@@ -27,10 +27,11 @@ class Minisgd(CMakePackage, CudaPackage):
     variant("nccl", default=True, when="+cuda", description="NCCL communicator")
     variant("cublas", default=True, when="+cuda", description="Gram products through cuBLAS")
     variant("onednn", default=False, description="bf16 Gram products through oneDNN (CPUs with AVX512-BF16)")
-    # -march for minisgd's host code (MINISGD_ARCH): e.g. arch=native on the compute node itself.
+    # -march for minisgd's host code (MINISGD_ARCH): e.g. march=native on the compute node
+    # itself. (Not "arch": Spack reserves that name for its own architecture triple.)
     # Spack's compiler wrappers already add the flags of the spec's target= (target=zen4 gives
     # -march=znver4), so "none" (the default) is right for most builds.
-    variant("arch", default="none", values=lambda v: True, multi=False,
+    variant("march", default="none", values=lambda v: True, multi=False,
             description="CPU architecture for -march (MINISGD_ARCH); none: the target's flags")
     variant("tests", default=False, description="Build the GoogleTest suite")
     variant("benchmarks", default=False, description="Build the Google Benchmark programs")
@@ -50,7 +51,9 @@ class Minisgd(CMakePackage, CudaPackage):
 
     # Backends are Kokkos' business: propagate them, as the builtin Kokkos packages do.
     depends_on("kokkos+openmp", when="+openmp")
-    depends_on("kokkos+cuda+cuda_lambda+wrapper", when="+cuda")
+    depends_on("kokkos+cuda+wrapper", when="+cuda")
+    # Kokkos 5 always compiles device lambdas and has no cuda_lambda variant any more.
+    depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")
     # KokkosBlas::gemm (the same-precision Gram) through cuBLAS rather than Kokkos' own kernel.
     depends_on("kokkos-kernels+cublas", when="+cublas")
     depends_on("nccl", when="+nccl")
@@ -67,7 +70,7 @@ class Minisgd(CMakePackage, CudaPackage):
             self.define_from_variant("MINISGD_ENABLE_TESTS", "tests"),
             self.define_from_variant("MINISGD_ENABLE_BENCHMARKS", "benchmarks"),
             self.define_from_variant("MINISGD_ENABLE_DNNL", "onednn"),
-            self.define_from_variant("MINISGD_ARCH", "arch"),
+            self.define_from_variant("MINISGD_ARCH", "march"),
             self.define("MPIEXEC_EXECUTABLE", spec["mpi"].prefix.bin.mpiexec),
         ]
         if spec.satisfies("+cuda"):
