@@ -55,15 +55,41 @@ enum class SyntheticKind {
   poisson_synth,
   epsilon_like,
   susy_like,
-  higgs_like
+  higgs_like,
+  sparse,
+  rcv1_like,
+  news20_like,
+  url_like,
+  kdd2010_like,
+  criteo_like
 };
-constexpr NameTable<SyntheticKind, 6> names(SyntheticKind) {
+constexpr NameTable<SyntheticKind, 12> names(SyntheticKind) {
   return {{{SyntheticKind::synth, "synth"},
            {SyntheticKind::linear_synth, "linear-synth"},
            {SyntheticKind::poisson_synth, "poisson-synth"},
            {SyntheticKind::epsilon_like, "epsilon-like"},
            {SyntheticKind::susy_like, "susy-like"},
-           {SyntheticKind::higgs_like, "higgs-like"}}};
+           {SyntheticKind::higgs_like, "higgs-like"},
+           {SyntheticKind::sparse, "sparse"},
+           {SyntheticKind::rcv1_like, "rcv1-like"},
+           {SyntheticKind::news20_like, "news20-like"},
+           {SyntheticKind::url_like, "url-like"},
+           {SyntheticKind::kdd2010_like, "kdd2010-like"},
+           {SyntheticKind::criteo_like, "criteo-like"}}};
+}
+
+/// True for the generators of sparse rows (data/sparse_synthetic.hpp).
+constexpr bool sparse_kind(SyntheticKind k) {
+  return k == SyntheticKind::sparse || k == SyntheticKind::rcv1_like ||
+         k == SyntheticKind::news20_like || k == SyntheticKind::url_like ||
+         k == SyntheticKind::kdd2010_like || k == SyntheticKind::criteo_like;
+}
+
+/// data.layout: how a rank stores its share. auto: sparse when the data's density is under
+/// kSparseDensity (docs/data.md), else dense.
+enum class Layout { automatic, dense, sparse };
+constexpr NameTable<Layout, 3> names(Layout) {
+  return {{{Layout::automatic, "auto"}, {Layout::dense, "dense"}, {Layout::sparse, "sparse"}}};
 }
 
 /// compression.method (docs/compression.md).
@@ -110,6 +136,9 @@ struct SyntheticConfig {
   std::int64_t rows = 0;      // 0: the kind's own size
   std::int64_t features = 0;  // 0: the kind's own size
   double noise = 0.1;
+  double nnz_per_row = 0;   // sparse kinds: mean nonzeros per row (0: the kind's own)
+  double nnz_spread = 0.5;  // sparse kinds: a row has mean·(1 ± spread) nonzeros, uniform
+  double zipf = 1.0;        // sparse kinds: feature k is drawn with weight (k + 1)^-zipf
 };
 
 struct DataConfig {
@@ -122,6 +151,7 @@ struct DataConfig {
   bool shuffle = true;
   bool cache = true;  // write/reuse a binary cache next to a LIBSVM file
   Standardize standardize = Standardize::none;
+  Layout layout = Layout::automatic;
 };
 
 struct ModelConfig {

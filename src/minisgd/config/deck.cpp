@@ -41,12 +41,33 @@ void read_data(DeckSection s, DataConfig& c) {
   c.shuffle = s.flag("shuffle", c.shuffle);
   c.cache = s.flag("cache", c.cache);
   c.standardize = s.choice("standardize", c.standardize);
+  c.layout = s.choice("layout", c.layout);
   DeckSection syn = s.section("synthetic");
   c.synthetic.kind = syn.choice("kind", c.synthetic.kind);
   c.synthetic.rows = syn.integer("rows", 0, 0);
   c.synthetic.features = syn.integer("features", 0, 0);
   c.synthetic.noise = syn.number("noise", c.synthetic.noise, 0.0);
+  c.synthetic.nnz_per_row = syn.number("nnz_per_row", 0.0, 0.0);
+  c.synthetic.nnz_spread = syn.number("nnz_spread", c.synthetic.nnz_spread, 0.0);
+  if (c.synthetic.nnz_spread > 1) syn.fail("nnz_spread", "must be at most 1");
+  c.synthetic.zipf = syn.number("zipf", c.synthetic.zipf, 0.0);
+  if (c.synthetic.features > (std::int64_t(1) << 31) - 2)
+    syn.fail("features", "at most 2^31 - 2 (column indices are 32-bit)");
   syn.finish();
+  if (c.source == DataSource::synthetic) {
+    const bool sparse_rows = sparse_kind(c.synthetic.kind);
+    if (c.layout == Layout::dense && sparse_rows)
+      s.fail("layout", std::string("dense storage of ") + to_string(c.synthetic.kind) +
+                           " data; its rows are generated sparse (use auto or sparse)");
+    if (c.layout == Layout::sparse && !sparse_rows)
+      s.fail("layout", std::string("data.synthetic.kind ") + to_string(c.synthetic.kind) +
+                           " generates dense rows; the sparse kinds are sparse, rcv1-like, "
+                           "news20-like, url-like, kdd2010-like and criteo-like");
+  }
+  if (c.source == DataSource::binary && c.layout == Layout::sparse)
+    s.fail("layout", "the binary format is dense; read the LIBSVM file for sparse storage");
+  if (c.layout == Layout::sparse && c.standardize != Standardize::none)
+    s.fail("standardize", "sparse storage keeps the data as given (data.layout: sparse)");
   if (c.source != DataSource::synthetic && c.path.empty())
     s.fail("path", std::string("required when data.source is ") + to_string(c.source));
   s.finish();
@@ -400,6 +421,11 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
     throw InputError(origin +
                      ": run.study: precision lowers CA-SGD's knobs; it needs "
                      "solver.method: ca-sgd");
+  if (c.solver.method == Method::ca_sgd &&
+      (c.data.layout == Layout::sparse ||
+       (c.data.source == DataSource::synthetic && sparse_kind(c.data.synthetic.kind))))
+    fail_key(c, "solver.method",
+             "ca-sgd runs on dense storage; sparse data train with sgd (data.layout)");
   if (c.run.study != Study::none && !c.output.checkpoint.path.empty())
     fail_key(c, "output.checkpoint.path",
              "a precision study is several runs; checkpoint one run at a time");

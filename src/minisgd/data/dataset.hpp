@@ -15,17 +15,36 @@ struct ColumnScaling {
   bool empty() const { return factor.extent(0) == 0; }
 };
 
-/// The rows and columns one rank holds, in shuffled order (see partition.hpp), stored as T.
+/// A rank's share in compressed sparse rows (data.layout: sparse): row l's values are
+/// values[row_map(l) .. row_map(l+1)), in increasing local column `entries`. The names and
+/// index types are Kokkos Kernels' (KokkosSparse::CrsMatrix's row_map, entries, values), so a
+/// share of a scalar it knows wraps into one without a copy.
+template <class T>
+struct SparseRows {
+  Kokkos::View<std::int64_t*, MemSpace> row_map;  // local_rows + 1 offsets
+  Kokkos::View<std::int32_t*, MemSpace> entries;  // column within this rank's block
+  Vector<T> values;
+  std::int64_t nnz() const { return std::int64_t(entries.extent(0)); }
+  std::size_t bytes() const {
+    return row_map.span() * sizeof(std::int64_t) + entries.span() * sizeof(std::int32_t) +
+           values.span() * sizeof(T);
+  }
+};
+
+/// The rows and columns one rank holds, in shuffled order (see partition.hpp), stored as T:
+/// dense in X, or sparse in csr (then X is empty).
 template <class T>
 struct Dataset {
-  Matrix<T> X;       // local_rows × local_cols, row-major
-  Vector<double> y;  // labels of the local rows (±1 for logistic)
+  Matrix<T> X;        // local_rows × local_cols, row-major
+  SparseRows<T> csr;  // the share when sparse() (data.layout)
+  Vector<double> y;   // labels of the local rows (±1 for logistic)
   Partition part;
   std::int64_t features = 0;  // d of the data, without the intercept column
   std::string description;
   ColumnScaling scaling;  // applied to X: the training set's statistics (empty: none)
 
-  std::size_t matrix_bytes() const { return X.span() * sizeof(T); }
+  bool sparse() const { return csr.row_map.extent(0) > 0; }
+  std::size_t matrix_bytes() const { return sparse() ? csr.bytes() : X.span() * sizeof(T); }
 };
 
 }  // namespace minisgd

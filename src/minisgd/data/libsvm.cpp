@@ -130,6 +130,24 @@ std::int64_t last_column_of_line(const char* begin, const char* end) {
   return r.ec == std::errc() ? idx - 1 : -1;
 }
 
+void count_line_entries(const char* begin, const char* end, const std::int64_t* bounds, int blocks,
+                        std::int32_t* counts) {
+  end = data_end(begin, end);
+  int k = 0;
+  for (const char* p = begin; p < end; ++p) {
+    p = static_cast<const char*>(std::memchr(p, ':', std::size_t(end - p)));
+    if (!p) break;
+    if (blocks > 1) {
+      const char* digits = p;
+      while (digits > begin && static_cast<unsigned>(digits[-1] - '0') < 10) --digits;
+      std::int64_t idx = 0;
+      std::from_chars(digits, p, idx);
+      while (k + 1 < blocks && idx - 1 >= bounds[k + 1]) ++k;  // indices increase along a line
+    }
+    ++counts[k];
+  }
+}
+
 std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t features,
                               std::int64_t line, ParsedRows& out) {
   if (parse_simple_line(begin, end, features, line, out)) return {};

@@ -31,6 +31,13 @@ std::string parse_libsvm_line(const char* begin, const char* end, std::int64_t f
 /// last index, which is the largest when the line is well formed.
 std::int64_t last_column_of_line(const char* begin, const char* end);
 
+/// Counts a line's entries (its index:value pairs) by the block of the ranks' column blocks
+/// each index falls in: counts[k] grows for a 0-based index in [bounds[k], bounds[k+1]), for k
+/// < blocks (one block: no index is read). A quick look at the colons, which counts a well-formed
+/// line exactly; the parse that follows refuses any other line.
+void count_line_entries(const char* begin, const char* end, const std::int64_t* bounds, int blocks,
+                        std::int32_t* counts);
+
 /// True when a line holds a row (not blank, not comment-only).
 bool line_has_row(const char* begin, const char* end);
 

@@ -6,10 +6,12 @@
 #include <iostream>
 #include <string>
 
+#include "minisgd/config/deck.hpp"
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/binary_io.hpp"
 #include "minisgd/data/generate.hpp"
 #include "minisgd/data/share.hpp"
+#include "minisgd/data/sparse_synthetic.hpp"
 #include "minisgd/data/standardize.hpp"
 #include "minisgd/data/synthetic.hpp"
 #include "minisgd/data/text_loader.hpp"
@@ -50,8 +52,9 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training, st
     throw InputError(path + ": the data file is not a regular file");
   if (c.data.source == DataSource::binary)
     return load_binary<T>(c, path, training, features, comm, stats);
-  // The cache holds rounded values: only a deterministic rounding can reuse them.
-  const bool cached = c.data.cache && training && !data_store<T>(c, 1).round.stochastic;
+  // The cache holds rounded values: only a deterministic rounding can reuse them. It is dense.
+  const bool cached = c.data.cache && training && c.data.layout != Layout::sparse &&
+                      !data_store<T>(c, 1).round.stochastic;
   if (!cached) return load_libsvm<T>(c, path, training, features, comm, stats);
   const std::string cache = path + ".minisgd.bin";
   // Every rank judges the same file; rank 0's verdict is everyone's.
@@ -83,6 +86,15 @@ SyntheticShape synthetic_shape(const SyntheticConfig& c) {
       break;
     case SyntheticKind::susy_like: s = {5000000, 18, Loss::logistic, 1.0, 2.0}; break;
     case SyntheticKind::higgs_like: s = {11000000, 28, Loss::logistic, 1.0, 2.0}; break;
+    case SyntheticKind::sparse:
+    case SyntheticKind::rcv1_like:
+    case SyntheticKind::news20_like:
+    case SyntheticKind::url_like:
+    case SyntheticKind::kdd2010_like:
+    case SyntheticKind::criteo_like: {
+      const SparseShape sparse = sparse_shape(c);
+      return {sparse.rows, sparse.features, Loss::logistic, 1.0, 2.0};
+    }
   }
   if (c.rows > 0) s.rows = c.rows;
   if (c.features > 0) {
@@ -98,16 +110,25 @@ Dataset<T> load_training_data(const Config& c, comm::Communicator& comm, LoadSta
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = process_cpu_seconds();
   Dataset<T> ds;
+  const auto synthetic = [&] {
+    return sparse_kind(c.data.synthetic.kind) ? generate_sparse<T>(c, comm) : generate<T>(c, comm);
+  };
   if (c.data.source == DataSource::synthetic) {
-    ds = generate<T>(c, comm);
+    ds = synthetic();
   } else if (c.data.fallback == Fallback::stand_in && !std::filesystem::exists(c.data.path)) {
-    ds = generate<T>(c, comm);
+    ds = synthetic();
     ds.description += ", a stand-in: " + c.data.path + " not found";
   } else {
     ds = read_file<T>(c, c.data.path, true, c.data.features, comm, stats);
   }
-  ds.scaling = column_scaling(c, ds, comm);
-  apply_scaling(c, ds.scaling, ds);
+  if (ds.sparse() && c.data.standardize != Standardize::none)
+    fail_key(c, "data.standardize",
+             "sparse storage keeps the data as given (data.layout: auto chose sparse; set "
+             "data.layout: dense to standardize)");
+  if (!ds.sparse()) {
+    ds.scaling = column_scaling(c, ds, comm);
+    apply_scaling(c, ds.scaling, ds);
+  }
   if (!ds.scaling.empty()) ds.description += std::string(", ") + to_string(c.data.standardize);
   stats.cpu_seconds += process_cpu_seconds() - cpu0;
   stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -120,9 +141,11 @@ Dataset<T> load_test_data(const Config& c, comm::Communicator& comm, const Datas
                           LoadStats& stats) {
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = process_cpu_seconds();
-  Dataset<T> ds = read_file<T>(c, c.data.test_path, false, training.features, comm, stats);
+  Config same = c;  // the test set is stored as the training set is
+  same.data.layout = training.sparse() ? Layout::sparse : Layout::dense;
+  Dataset<T> ds = read_file<T>(same, c.data.test_path, false, training.features, comm, stats);
   ds.scaling = training.scaling;
-  apply_scaling(c, ds.scaling, ds);
+  if (!ds.sparse()) apply_scaling(c, ds.scaling, ds);
   stats.cpu_seconds += process_cpu_seconds() - cpu0;
   stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats.matrix_bytes += ds.matrix_bytes() + ds.y.span() * sizeof(double);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "minisgd/core/errors.hpp"
+
 namespace minisgd {
 namespace {
 
@@ -20,6 +22,9 @@ RowRouter<T>::RowRouter(Dataset<T>& ds, std::vector<std::int64_t> position, Data
                         bool intercept)
     : ds_(ds),
       X_(Kokkos::create_mirror_view(ds.X)),
+      row_map_(Kokkos::create_mirror_view_and_copy(HostSpace(), ds.csr.row_map)),
+      entries_(Kokkos::create_mirror_view(ds.csr.entries)),
+      values_(Kokkos::create_mirror_view(ds.csr.values)),
       y_(Kokkos::create_mirror_view(ds.y)),
       position_(std::move(position)),
       store_(store),
@@ -80,6 +85,15 @@ void RowRouter<T>::unpack(const char* p, const char* end) {
     p += sizeof h;
     const char* vals = p + h.n * sizeof(std::int32_t);
     y_(h.local) = h.label;
+    if (ds_.sparse()) {
+      const std::int64_t at = row_map_(h.local);
+      if (row_map_(h.local + 1) - at != h.n)
+        throw RuntimeFailure("internal: a row's entries were miscounted before it arrived");
+      std::memcpy(&entries_(at), p, std::size_t(h.n) * sizeof(std::int32_t));
+      std::memcpy(&values_(at), vals, std::size_t(h.n) * sizeof(T));
+      p = vals + h.n * sizeof(T);
+      continue;
+    }
     for (std::int64_t k = 0; k < h.n; ++k) {
       std::int32_t j;
       T v;
@@ -115,6 +129,8 @@ void RowRouter<T>::exchange(comm::Communicator& comm) {
 template <class T>
 void RowRouter<T>::finish() {
   Kokkos::deep_copy(ds_.X, X_);
+  Kokkos::deep_copy(ds_.csr.entries, entries_);
+  Kokkos::deep_copy(ds_.csr.values, values_);
   Kokkos::deep_copy(ds_.y, y_);
 }
 

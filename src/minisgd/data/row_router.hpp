@@ -4,7 +4,8 @@
 // storage type, packs it for its owner (row decomposition: the rank of the row's shuffled
 // position; column decomposition: every rank, each its slice of columns) and, at exchange(),
 // a collective, swaps the packed rows and writes those received into this rank's share.
-// Between exchanges it holds only the rows added since the last one: bounded buffers.
+// Between exchanges it holds only the rows added since the last one: bounded buffers. A
+// sparse share (allocate_sparse_share, its row_map set) takes each row in place.
 #include <cstdint>
 #include <vector>
 
@@ -34,6 +35,9 @@ class RowRouter {
 
   Dataset<T>& ds_;
   typename Matrix<T>::HostMirror X_;
+  typename Kokkos::View<std::int64_t*, MemSpace>::HostMirror row_map_;  // sparse: read only
+  typename Kokkos::View<std::int32_t*, MemSpace>::HostMirror entries_;
+  typename Vector<T>::HostMirror values_;
   typename Vector<double>::HostMirror y_;
   std::vector<std::int64_t> position_;
   DataStore<T> store_;

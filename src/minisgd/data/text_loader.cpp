@@ -17,12 +17,13 @@
 #include "minisgd/data/line_blocks.hpp"
 #include "minisgd/data/row_router.hpp"
 #include "minisgd/data/share.hpp"
+#include "minisgd/data/sparse_share.hpp"
 
 namespace minisgd {
 namespace {
 
 struct RangeCounts {
-  std::int64_t lines = 0, rows = 0, max_col = -1;
+  std::int64_t lines = 0, rows = 0, max_col = -1, entries = 0;
 };
 
 /// Calls f(begin, end) for each line of [b, e) (a last line without its newline included).
@@ -46,6 +47,9 @@ RangeCounts scan(const InputFile& f, ByteRange range, std::int64_t features, Loa
       ++n.lines;
       if (!line_has_row(lb, le)) return;
       ++n.rows;
+      std::int32_t entries = 0;
+      count_line_entries(lb, le, nullptr, 1, &entries);
+      n.entries += entries;
       if (features <= 0) n.max_col = std::max(n.max_col, last_column_of_line(lb, le));
     });
   stats.bytes_read += blocks.bytes_read();
@@ -54,7 +58,7 @@ RangeCounts scan(const InputFile& f, ByteRange range, std::int64_t features, Loa
 
 /// Where this rank's range starts in the file: lines and rows before it, and the totals.
 struct Placement {
-  std::int64_t first_line = 1, first_row = 0, rows = 0, max_col = -1;
+  std::int64_t first_line = 1, first_row = 0, rows = 0, max_col = -1, entries = 0;
 };
 
 Placement place(const RangeCounts& mine, comm::Communicator& comm) {
@@ -70,6 +74,7 @@ Placement place(const RangeCounts& mine, comm::Communicator& comm) {
     p.rows += all[2 * std::size_t(r) + 1];
   }
   p.max_col = comm.allreduce_value(mine.max_col, comm::Op::max);
+  p.entries = comm.allreduce_value(mine.entries);
   return p;
 }
 
@@ -142,6 +147,30 @@ ScannedText scan_text(const std::string& path, std::int64_t features, comm::Comm
   return t;
 }
 
+/// Pass 1b of a sparse share: the entry count of each row of this rank's range in every rank's
+/// column block (count_blocks), the intercept's column included; row-major.
+std::vector<std::int32_t> count_row_entries(const ScannedText& t, const Partition& p,
+                                            std::int64_t features, bool intercept,
+                                            LoadStats& stats) {
+  const std::vector<std::int64_t> bounds = count_blocks(p);
+  const int blocks = int(bounds.size()) - 1;
+  int one = 0;  // the block of the intercept's column d
+  while (one + 1 < blocks && features >= bounds[std::size_t(one) + 1]) ++one;
+  std::vector<std::int32_t> counts;
+  LineBlocks lines(*t.file, t.range, kTextBlockBytes);
+  const char *b, *e;
+  while (lines.next(&b, &e))
+    for_each_line(b, e, [&](const char* lb, const char* le) {
+      if (!line_has_row(lb, le)) return;
+      counts.resize(counts.size() + std::size_t(blocks), 0);
+      std::int32_t* row = counts.data() + counts.size() - std::size_t(blocks);
+      count_line_entries(lb, le, bounds.data(), blocks, row);
+      if (intercept) ++row[one];
+    });
+  stats.bytes_read += lines.bytes_read();
+  return counts;
+}
+
 /// The header of a binary copy of the text file (with its size and time when `source`).
 template <class T>
 BinaryHeader cache_header(const Config& c, const ScannedText& t, const std::string& source) {
@@ -202,13 +231,29 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
   ds.features = t.features;
   ds.description =
       path + " (" + std::to_string(t.at.rows) + " x " + std::to_string(t.features) + ")";
-  ensure_share_fits(ds.part, sizeof(T), path, comm);
-  allocate_share(ds);
+  std::vector<std::int64_t> position =
+      shuffled_positions(t.at.rows, c.run.seed, training && c.data.shuffle);
+  // auto stores the data dense where the run needs it so: CA-SGD's Gram, standardizing.
+  const Layout layout =
+      c.data.layout == Layout::automatic &&
+              (c.solver.method == Method::ca_sgd || c.data.standardize != Standardize::none)
+          ? Layout::dense
+          : c.data.layout;
+  const bool sparse = stores_sparse(layout, double(t.at.entries), t.at.rows, t.features);
+  if (sparse) {
+    const std::vector<std::int64_t> counts =
+        route_row_counts(ds.part, position, t.at.first_row,
+                         count_row_entries(t, ds.part, t.features, c.model.intercept, stats), comm);
+    allocate_sparse_share(ds, counts, path, comm);
+    ds.description += ", sparse: " + std::to_string(t.at.entries) + " nonzeros";
+  } else {
+    ensure_share_fits(ds.part, sizeof(T), path, comm);
+    allocate_share(ds);
+  }
   const DataStore<T> store = data_store<T>(c, cols);
-  RowRouter<T> router(ds, shuffled_positions(t.at.rows, c.run.seed, training && c.data.shuffle),
-                      store, c.model.intercept);
+  RowRouter<T> router(ds, std::move(position), store, c.model.intercept);
   std::unique_ptr<BinaryWriter<T>> cache;
-  if (!cache_path.empty()) {
+  if (!cache_path.empty() && !sparse) {  // the binary format is dense
     try {  // a cache that cannot be written (read-only data directory) is not an error
       cache = std::make_unique<BinaryWriter<T>>(cache_path, cache_header<T>(c, t, path), comm);
     } catch (const RuntimeFailure&) {

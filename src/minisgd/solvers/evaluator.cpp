@@ -4,6 +4,7 @@
 #include "minisgd/core/ordered_sum.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
+#include "minisgd/kernels/sparse_kernels.hpp"
 #include "minisgd/models/loss.hpp"
 
 namespace minisgd {
@@ -85,13 +86,16 @@ double Evaluator<T>::loss_total(const Vector<double>& w) const {
   // A chunk of rows at a time; in the column decomposition the partial margins of every rank
   // are summed first.
   const bool column = data_.part.decomposition == Decomposition::column;
-  const std::int64_t m = data_.X.extent(0), chunk = 1 << 16;
+  const std::int64_t m = data_.part.local_rows(), chunk = 1 << 16;
   Vector<double> z("z_eval", chunk < m ? chunk : m);
   double total = 0;
   for (std::int64_t first = 0; first < m; first += chunk) {
     const std::int64_t n = (m - first < chunk) ? m - first : chunk;
     const auto zc = range(z, 0, n);
-    margins_in_order(data_.X, first, w, zc);
+    if (data_.sparse())
+      csr_margins(data_.csr, first, w, zc);
+    else
+      margins_in_order(data_.X, first, w, zc);
     if (column) comm::allreduce(comm_, zc);
     total += loss_in_order(loss_, zc, data_.y, first, n);
   }

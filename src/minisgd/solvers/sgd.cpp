@@ -3,6 +3,7 @@
 #include "minisgd/comm/view_collectives.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
+#include "minisgd/kernels/sparse_kernels.hpp"
 
 namespace minisgd {
 
@@ -20,6 +21,12 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
       g_("g", data.part.local_cols()),
       optimizer_(make_optimizer<A>(c, std::size_t(data.part.local_cols()))) {
   if (c.solver.averaging != Averaging::none) average_ = IterateAverage<A>(data.part.local_cols());
+  batch_size_ = c.solver.batch_size;
+  lazy_ = kHostMemory && data.sparse() && c.solver.optimizer == OptimizerKind::sgd &&
+          c.solver.averaging == Averaging::none &&
+          (data.part.decomposition == Decomposition::column ||
+           (comm.size() == 1 && c.compression.method == CompressionMethod::none));
+  if (lazy_) touched_ = TouchedGradient<A>(data.part.local_cols());
   if (data.part.decomposition == Decomposition::row) {
     reduced_ = Vector<A>("g_reduced", data.part.local_cols());
     compressor_ = compress::make_compressor<A>(c.compression, c.run.seed,
@@ -48,7 +55,11 @@ void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
     return;
   }
   with_loss(loss_, [&](auto loss) {
-    sgd_gradient<decltype(loss)::value>(data_.X, first, data_.y, w_, z_, margins_given, u_, g_);
+    constexpr Loss L = decltype(loss)::value;
+    if (data_.sparse())
+      csr_gradient<L>(data_.csr, first, data_.y, w_, z_, margins_given, u_, g_);
+    else
+      sgd_gradient<L>(data_.X, first, data_.y, w_, z_, margins_given, u_, g_);
   });
 }
 
@@ -57,6 +68,7 @@ void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
 // pass, the compressor's kernels (row) and the update, and the AllReduce between them.
 template <class S, class A>
 void SgdStepper<S, A>::step(const StepSpec& s, Timers::Sequence& phases) {
+  if (lazy_) return lazy_step(s, phases);
   const std::int64_t first = data_.part.batch_first(s.batch);
   if (data_.part.decomposition == Decomposition::row) {
     phases.enter("gradient");
@@ -69,7 +81,10 @@ void SgdStepper<S, A>::step(const StepSpec& s, Timers::Sequence& phases) {
     return;
   }
   phases.enter("margins");
-  sgd_margins(data_.X, first, w_, z_);
+  if (data_.sparse())
+    csr_margins(data_.csr, first, w_, z_);
+  else
+    sgd_margins(data_.X, first, w_, z_);
   phases.enter("allreduce");  // a margin is the sum of every rank's partial dot product
   comm::allreduce(comm_, z_);
   phases.enter("gradient");
@@ -79,7 +94,46 @@ void SgdStepper<S, A>::step(const StepSpec& s, Timers::Sequence& phases) {
 }
 
 template <class S, class A>
+void SgdStepper<S, A>::lazy_step(const StepSpec& s, Timers::Sequence& phases) {
+  if constexpr (kHostMemory) {
+    const std::int64_t first = data_.part.batch_first(s.batch);
+    const bool column = data_.part.decomposition == Decomposition::column;
+    if (column)
+      phases.enter("margins");
+    else
+      phases.enter("gradient");
+    csr_margins(data_.csr, first, w_, z_);  // x·v, then the scale: x·w = scale·(x·v)
+    for (std::int64_t i = 0; i < local_batch_; ++i) z_(i) *= scale_;
+    if (column) {
+      phases.enter("allreduce");
+      comm::allreduce(comm_, z_);
+      phases.enter("gradient");
+    }
+    with_loss(loss_, [&](auto loss) {
+      csr_touched_gradient<decltype(loss)::value>(data_.csr, first, data_.y, z_, u_, touched_);
+    });
+    phases.enter("update");
+    // w' = ρ·w − (η/b)·g: scale' = ρ·scale, v' = v − (η/b)/scale'·g on the touched columns.
+    if (A(s.rho) * scale_ < A(1e-20)) fold_scale();  // before the scale underflows
+    scale_ = A(s.rho) * scale_;
+    apply_touched(w_, touched_, A(s.eta / double(batch_size_)) / scale_);
+  }
+}
+
+template <class S, class A>
+void SgdStepper<S, A>::fold_scale() {
+  if (scale_ == A(1)) return;
+  const A scale = scale_;
+  const auto w = w_;
+  Kokkos::parallel_for(
+      "minisgd::fold_scale", Kokkos::RangePolicy<ExecSpace>(0, w.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t j) { w(j) *= scale; });
+  scale_ = A(1);
+}
+
+template <class S, class A>
 void SgdStepper<S, A>::state(StateArchive& a) {
+  fold_scale();  // a checkpoint holds w itself
   a.view("sgd.w", w_);
   optimizer_->state(a);
   if (compressor_) compressor_->state(a);
@@ -90,6 +144,12 @@ template <class S, class A>
 Vector<double> SgdStepper<S, A>::local_weights() const {
   Vector<double> w("w_fp64", w_.extent(0));
   convert_copy(average_.started() ? average_.value() : w_, w);
+  if (scale_ != A(1)) {  // the lazily scaled form: w = scale·v, rounded as A
+    const A scale = scale_;
+    Kokkos::parallel_for(
+        "minisgd::unscale", Kokkos::RangePolicy<ExecSpace>(0, w.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t j) { w(j) = double(A(scale * A(w(j)))); });
+  }
   return w;
 }
 

@@ -5,6 +5,7 @@
 #include "minisgd/compress/compressor.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
+#include "minisgd/kernels/sparse_kernels.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/averaging.hpp"
 #include "minisgd/solvers/optimizer.hpp"
@@ -28,6 +29,10 @@ class SgdStepper final : public Stepper {
   void step(const StepSpec& s, Timers::Sequence& phases);
   /// g_ from the batch at local row `first`; z_ already holds its margins when margins_given.
   void gradient(std::int64_t first, bool margins_given);
+  /// A step of the lazily scaled form (lazy_).
+  void lazy_step(const StepSpec& s, Timers::Sequence& phases);
+  /// w_ ← scale_·w_, scale_ ← 1: the plain form, for checkpoints and tiny scales.
+  void fold_scale();
 
   const Dataset<S>& data_;
   comm::Communicator& comm_;
@@ -39,6 +44,14 @@ class SgdStepper final : public Stepper {
   std::unique_ptr<compress::Compressor<A>> compressor_;
   std::unique_ptr<Optimizer<A>> optimizer_;
   IterateAverage<A> average_;  // empty unless solver.averaging
+  // A sparse share trained by plain SGD with nothing averaged and no d-vector communicated
+  // (one rank, or the column decomposition) on a host backend keeps w = scale_·w_, with each
+  // step's ρ folded into scale_, so a step costs O(nonzeros of the batch), not O(d), as in
+  // scikit-learn's and Bottou's sparse SGD. With λ = 0 (ρ = 1) it is the plain step, bit for bit.
+  bool lazy_ = false;
+  A scale_ = A(1);
+  std::int64_t batch_size_ = 0;
+  TouchedGradient<A> touched_;
 };
 
 }  // namespace minisgd

@@ -1,0 +1,45 @@
+#pragma once
+// Laying out a sparse share (data.layout: sparse): the readers count each row's entries in
+// every rank's column block first, so that each rank allocates its CSR arrays exactly once,
+// at their final size, and the rows that arrive later are written in place (no growth, no
+// second copy: the share's peak is its own size).
+#include <cstdint>
+#include <vector>
+
+#include "minisgd/comm/communicator.hpp"
+#include "minisgd/config/config.hpp"
+#include "minisgd/data/dataset.hpp"
+
+namespace minisgd {
+
+/// data.layout: auto stores data sparse below this density (nonzeros / (rows · features)).
+/// A sparse value costs 4 index bytes beside its own, and a margin gathers w where a dense row
+/// streams it: below a tenth, the sparse step reads fewer bytes for every storage type and
+/// does an order of magnitude less arithmetic.
+inline constexpr double kSparseDensity = 0.1;
+
+/// Whether a share of data with `entries` nonzeros in rows × features is stored sparse.
+bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features);
+
+/// The boundaries of the ranks' column blocks, P + 1 of them (one block, [0, cols), in the row
+/// decomposition): what each rank's entry counts are per row.
+std::vector<std::int64_t> count_blocks(const Partition& p);
+
+/// Collective: routes the entry counts of rows [first_row, first_row + R) read here, `blocks`
+/// counts per row (row-major; count_blocks), to the ranks that keep those rows, and returns
+/// the count of each of this rank's local rows. `position[r]`: the shuffled position of
+/// original row r (empty: the identity).
+std::vector<std::int64_t> route_row_counts(const Partition& p,
+                                           const std::vector<std::int64_t>& position,
+                                           std::int64_t first_row,
+                                           const std::vector<std::int32_t>& counts,
+                                           comm::Communicator& comm);
+
+/// Collective: refuses (InputError naming `what`, on every rank) a sparse share that cannot fit
+/// in this node's memory, then allocates it: row_map from the local rows' entry counts,
+/// entries and values zeroed, y.
+template <class T>
+void allocate_sparse_share(Dataset<T>& ds, const std::vector<std::int64_t>& counts,
+                           const std::string& what, comm::Communicator& comm);
+
+}  // namespace minisgd

@@ -1,0 +1,117 @@
+#pragma once
+// The kernels of one SGD step on a sparse share (data.layout: sparse): margins z = X_B w,
+// derivatives u = ℓ'(z; y) and the gradient product g = X_Bᵀ u over the batch of b rows at
+// local row `first`, X in CSR stored as S, every sum in A.
+//
+// A margin adds a row's products into kLanes partial sums by column (column j into sum
+// j mod kLanes) and adds those in the dense kernels' fixed tree: a zero of a dense row adds
+// nothing, so the sparse and the dense margins of the same row are the same sums. The
+// gradient is the batch's products added in row order: on host backends by the calling
+// thread (a batch's nonzeros are few), on devices with atomic additions (the order is then
+// the device's).
+#include <cstdint>
+#include <vector>
+
+#include "minisgd/core/kokkos.hpp"
+#include "minisgd/data/dataset.hpp"
+#include "minisgd/kernels/sgd_host_rows.hpp"
+#include "minisgd/models/loss.hpp"
+#include "minisgd/precision/storage_types.hpp"
+
+namespace minisgd {
+
+/// x_i·w for the CSR row i: kLanes partial sums by column, then the dense kernels' tree.
+template <class A, class S, class W>
+KOKKOS_INLINE_FUNCTION A csr_row_dot(const SparseRows<S>& X, std::int64_t i, const W& w) {
+  constexpr int kLanes = sgd_detail::kLanes;
+  A part[kLanes] = {};
+  for (std::int64_t k = X.row_map(i); k < X.row_map(i + 1); ++k) {
+    const std::int32_t j = X.entries(k);
+    part[j % kLanes] += precision::convert<A>(X.values(k)) * A(w(j));
+  }
+  for (int half = kLanes / 2; half > 0; half /= 2)
+    for (int l = 0; l < half; ++l) part[l] += part[l + half];
+  return part[0];
+}
+
+/// z(i) = x_{first+i}·w for the batch (the column decomposition's partial margins).
+template <class S, class W, class Z>
+void csr_margins(const SparseRows<S>& X, std::int64_t first, const W& w, const Z& z) {
+  using A = typename Z::non_const_value_type;
+  Kokkos::parallel_for(
+      "minisgd::csr_margins", Kokkos::RangePolicy<ExecSpace>(0, z.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) { z(i) = csr_row_dot<A>(X, first + i, w); });
+}
+
+/// g = X_Bᵀ u with u(i) = ℓ'(z(i); y(first + i)); z holds the margins when margins_given.
+/// Zeroes every entry of g (the AllReduce and the optimizers read the whole vector).
+template <Loss L, class S, class A>
+void csr_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<double>& y,
+                  const Vector<A>& w, const Vector<A>& z, bool margins_given, const Vector<A>& u,
+                  const Vector<A>& g) {
+  if (!margins_given) csr_margins(X, first, w, z);
+  const std::int64_t b = z.extent(0);
+  Kokkos::deep_copy(g, A(0));
+  if constexpr (kHostMemory) {
+    for (std::int64_t i = 0; i < b; ++i) {
+      const A ui = loss_derivative<L>(z(i), A(y(first + i)));
+      u(i) = ui;
+      for (std::int64_t k = X.row_map(first + i); k < X.row_map(first + i + 1); ++k)
+        g(X.entries(k)) += precision::convert<A>(X.values(k)) * ui;
+    }
+  } else {
+    Kokkos::parallel_for(
+        "minisgd::csr_gradient", Kokkos::RangePolicy<ExecSpace>(0, b),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          const A ui = loss_derivative<L>(z(i), A(y(first + i)));
+          u(i) = ui;
+          for (std::int64_t k = X.row_map(first + i); k < X.row_map(first + i + 1); ++k)
+            Kokkos::atomic_add(&g(X.entries(k)), precision::convert<A>(X.values(k)) * ui);
+        });
+  }
+}
+
+/// The columns a batch touches, each once, and its gradient on them alone: what a lazily
+/// scaled step needs (host backends; O(nonzeros of the batch), no pass over d).
+template <class A>
+struct TouchedGradient {
+  Vector<A> g;                       // zero outside `columns` between steps
+  std::vector<std::int32_t> columns;  // the batch's distinct columns, in first-touch order
+  std::vector<unsigned char> seen;    // 1 on `columns`
+
+  explicit TouchedGradient(std::int64_t n = 0) : g("g_touched", n), seen(std::size_t(n), 0) {}
+};
+
+/// Host backends: the batch's derivatives u from the margins z and its gradient X_Bᵀu on the
+/// columns it touches, into t (the same products added in the same row order as csr_gradient).
+template <Loss L, class S, class A>
+void csr_touched_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<double>& y,
+                          const Vector<A>& z, const Vector<A>& u, TouchedGradient<A>& t) {
+  static_assert(kHostMemory, "host backends only");
+  for (std::int64_t i = 0; i < std::int64_t(z.extent(0)); ++i) {
+    const A ui = loss_derivative<L>(z(i), A(y(first + i)));
+    u(i) = ui;
+    for (std::int64_t k = X.row_map(first + i); k < X.row_map(first + i + 1); ++k) {
+      const std::int32_t j = X.entries(k);
+      if (!t.seen[std::size_t(j)]) {
+        t.seen[std::size_t(j)] = 1;
+        t.columns.push_back(j);
+      }
+      t.g(j) += precision::convert<A>(X.values(k)) * ui;
+    }
+  }
+}
+
+/// v(j) −= step·g(j) on the touched columns, then clears them: the sparse part of a lazily
+/// scaled SGD update w = a·v (the scale a carries ρ).
+template <class A>
+void apply_touched(const Vector<A>& v, TouchedGradient<A>& t, A step) {
+  for (const std::int32_t j : t.columns) {
+    v(j) -= step * t.g(j);
+    t.g(j) = A(0);
+    t.seen[std::size_t(j)] = 0;
+  }
+  t.columns.clear();
+}
+
+}  // namespace minisgd

@@ -1,0 +1,171 @@
+// Sparse storage (data.layout: sparse) under MPI (run at 1-4 ranks): the same FP64 weights as
+// dense storage of the same file for every loss, decomposition and optimizer, weights that do
+// not depend on P, the synthetic sparse kinds, and malformed sparse input named by file:line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+#include "minisgd/comm/mpi_communicator.hpp"
+#include "minisgd/core/errors.hpp"
+#include "minisgd/data/loader.hpp"
+#include "support/test_support.hpp"
+
+using namespace minisgd;
+using test::deck;
+using test::run_quiet;
+
+namespace {
+
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+double uniform(std::uint64_t h) { return (double(h >> 11) + 0.5) / 9007199254740992.0; }
+
+/// A LIBSVM file of `rows` rows over `features` features, about 8 nonzeros a row, with labels
+/// of `loss` (written by rank 0; every rank returns its path after a barrier).
+std::string sparse_file(const std::string& loss, std::int64_t rows = 300,
+                        std::int64_t features = 400) {
+  const std::string path = ::testing::TempDir() + "sparse_" + loss + ".libsvm";
+  if (test::world_rank() == 0) {
+    std::ofstream out(path);
+    out.precision(17);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      std::uint64_t h = mix(std::uint64_t(r) + 1);
+      std::string entries;
+      double z = 0;
+      for (std::int64_t j = std::int64_t(h % 7); j < features; j += 1 + std::int64_t(h % 97)) {
+        h = mix(h);
+        const double v = 2 * uniform(h) - 1;
+        z += v * std::sin(double(j));
+        entries += " " + std::to_string(j + 1) + ":" + std::to_string(v);
+      }
+      double y = z + 0.1 * (uniform(mix(h)) - 0.5);
+      if (loss == "logistic") y = uniform(mix(h + 1)) < 1 / (1 + std::exp(-2 * z)) ? 1 : -1;
+      if (loss == "poisson") y = std::floor(std::exp(0.3 * z) * 2 * uniform(mix(h + 2)));
+      out << y << entries << "\n";
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return path;
+}
+
+std::string file_deck(const std::string& path, const std::string& loss, const std::string& layout,
+                      const std::string& solver) {
+  return "run: {seed: 3}\n"
+         "data: {source: libsvm, path: " + path + ", layout: " + layout + ", cache: false}\n"
+         "model: {loss: " + loss + ", l2: 1.0e-3, intercept: true}\n"
+         "solver: {batch_size: 12, epochs: 2, reshuffle: true, " + solver + "}\n"
+         "precision: {preset: fp64}\n";
+}
+
+}  // namespace
+
+// The same file stored dense and sparse trains to the same FP64 weights: the margins are the
+// same sums, the gradients the same terms added in another grouping.
+TEST(Sparse, SameWeightsAsDenseStorage) {
+  const char* solvers[] = {
+      "decomposition: row, step_size: {eta0: 0.05, schedule: inverse_time, decay: 0.01}",
+      "decomposition: column, step_size: {eta0: 0.05, schedule: inverse_time, decay: 0.01}",
+      "decomposition: row, optimizer: momentum, step_size: 0.02",
+      "decomposition: row, optimizer: adam, step_size: 0.01",
+      "decomposition: column, averaging: polyak, step_size: 0.05"};
+  for (const char* loss : {"logistic", "linear", "poisson"}) {
+    const std::string path = sparse_file(loss);
+    for (const char* solver : solvers) {
+      SCOPED_TRACE(std::string(loss) + ", " + solver);
+      const RunOutcome dense = run_quiet(deck(file_deck(path, loss, "dense", solver)));
+      const RunOutcome sparse = run_quiet(deck(file_deck(path, loss, "sparse", solver)));
+      ASSERT_EQ(dense.weights.size(), 401u);
+      EXPECT_LT(test::relative_difference(sparse.weights, dense.weights), 1e-12);
+      EXPECT_NEAR(sparse.result.final_loss, dense.result.final_loss,
+                  1e-12 * std::fabs(dense.result.final_loss));
+      EXPECT_LT(sparse.result.final_loss, sparse.result.initial_loss);
+    }
+  }
+}
+
+// auto stores this file (2% dense) sparse, and says so in the report's description.
+TEST(Sparse, AutoChoosesSparseForSparseData) {
+  const std::string path = sparse_file("logistic");
+  const RunOutcome a = run_quiet(deck(file_deck(path, "logistic", "auto", "step_size: 0.05")));
+  const RunOutcome d = run_quiet(deck(file_deck(path, "logistic", "dense", "step_size: 0.05")));
+  EXPECT_NE(a.report.dump().find("sparse:"), std::string::npos);
+  EXPECT_EQ(d.report.dump().find("sparse:"), std::string::npos);
+}
+
+TEST(Sparse, WeightsDoNotDependOnRankCount) {
+  for (const char* dec : {"row", "column"}) {
+    SCOPED_TRACE(dec);
+    const Config c = deck(
+        "run: {seed: 9}\n"
+        "data: {source: synthetic, synthetic: {kind: sparse, rows: 600, features: 5000, "
+        "nnz_per_row: 20, zipf: 1.1}}\n"
+        "model: {loss: logistic, l2: 1.0e-4}\n"
+        "solver: {decomposition: " + std::string(dec) + ", batch_size: 16, epochs: 2, "
+        "step_size: 0.5}\nprecision: {preset: fp64}\n");
+    const RunOutcome all = run_quiet(c, MPI_COMM_WORLD);
+    const RunOutcome one = run_quiet(c, MPI_COMM_SELF);
+    EXPECT_LT(test::relative_difference(all.weights, one.weights), 1e-10);
+    EXPECT_LT(all.result.final_loss, all.result.initial_loss);
+  }
+}
+
+// Every loss learns from its planted sparse w*, in every storage precision.
+TEST(Sparse, SyntheticKindsTrainEveryLoss) {
+  for (const char* loss : {"logistic", "linear", "poisson"}) {
+    for (const char* data : {"fp64", "fp32", "bf16", "fp16"}) {
+      SCOPED_TRACE(std::string(loss) + " " + data);
+      const RunOutcome r = run_quiet(deck(
+          "data: {source: synthetic, synthetic: {kind: rcv1-like, rows: 2000}}\n"
+          "model: {loss: " + std::string(loss) + "}\n"
+          "solver: {batch_size: 32, epochs: 2, step_size: 0.5}\n"
+          "precision: {preset: " + std::string(data[2] == '6' ? "fp64" : "fp32") + "}\n",
+          {std::string("precision.data=") + data}));
+      ASSERT_EQ(r.weights.size(), 47236u);
+      EXPECT_LT(r.result.final_loss, r.result.initial_loss);
+    }
+  }
+}
+
+TEST(Sparse, MalformedInputNamesFileAndLine) {
+  const std::string path = ::testing::TempDir() + "sparse_bad.libsvm";
+  const char* bad[][2] = {{"1 3:1 3:2", "strictly increasing"},
+                          {"1 4:1 2:2", "strictly increasing"},
+                          {"1 2:1 9:1", "exceeds data.features"},
+                          {"1 0:1", "< 1"}};
+  for (const auto& b : bad) {
+    SCOPED_TRACE(b[0]);
+    if (test::world_rank() == 0) std::ofstream(path) << "1 1:1 2:1\n-1 2:0.5\n" << b[0] << "\n";
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::string got = "no error";
+    try {
+      comm::MpiCommunicator world(MPI_COMM_WORLD);
+      LoadStats stats;
+      load_training_data<double>(deck("data: {source: libsvm, path: " + path +
+                                      ", layout: sparse, features: 8, cache: false}\n"
+                                      "solver: {batch_size: 1}\n"),
+                                 world, stats);
+    } catch (const InputError& e) {
+      got = e.what();
+    }
+    EXPECT_NE(got.find(path + ":3: "), std::string::npos) << got;
+    EXPECT_NE(got.find(b[1]), std::string::npos) << got;
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
+TEST(Sparse, DeckRefusesWhatSparseStorageCannotDo) {
+  EXPECT_TRUE(test::refused("data: {synthetic: {kind: sparse}}\nsolver: {method: ca-sgd}\n",
+                            "ca-sgd runs on dense storage"));
+  EXPECT_TRUE(test::refused("data: {layout: sparse, synthetic: {kind: synth}}\n",
+                            "generates dense rows"));
+  EXPECT_TRUE(test::refused("data: {layout: dense, synthetic: {kind: url-like}}\n",
+                            "generated sparse"));
+  EXPECT_TRUE(test::refused("data: {layout: sparse, standardize: scale, synthetic: {kind: sparse}}\n",
+                            "data.standardize"));
+}
