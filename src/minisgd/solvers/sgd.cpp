@@ -1,5 +1,7 @@
 #include "minisgd/solvers/sgd.hpp"
 
+#include <KokkosBlas1_scal.hpp>
+
 #include "minisgd/comm/view_collectives.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
@@ -123,11 +125,7 @@ void SgdStepper<S, A>::lazy_step(const StepSpec& s, Timers::Sequence& phases) {
 template <class S, class A>
 void SgdStepper<S, A>::fold_scale() {
   if (scale_ == A(1)) return;
-  const A scale = scale_;
-  const auto w = w_;
-  Kokkos::parallel_for(
-      "minisgd::fold_scale", Kokkos::RangePolicy<ExecSpace>(0, w.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t j) { w(j) *= scale; });
+  KokkosBlas::scal(w_, scale_, w_);
   scale_ = A(1);
 }
 
@@ -144,11 +142,10 @@ template <class S, class A>
 Vector<double> SgdStepper<S, A>::local_weights() const {
   Vector<double> w("w_fp64", w_.extent(0));
   convert_copy(average_.started() ? average_.value() : w_, w);
-  if (scale_ != A(1)) {  // the lazily scaled form: w = scale·v, rounded as A
-    const A scale = scale_;
-    Kokkos::parallel_for(
-        "minisgd::unscale", Kokkos::RangePolicy<ExecSpace>(0, w.extent(0)),
-        KOKKOS_LAMBDA(const std::int64_t j) { w(j) = double(A(scale * A(w(j)))); });
+  if (scale_ != A(1)) {  // the lazily scaled form: w = scale·v, as fold_scale rounds it
+    Vector<A> folded("w_folded", w_.extent(0));
+    KokkosBlas::scal(folded, scale_, w_);
+    convert_copy(folded, w);
   }
   return w;
 }
