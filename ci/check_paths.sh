@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fails when src/, docs/ or README.md name a repository path that does not exist: a comment
-# citing a moved header, a doc pointing at a renamed script. Checked, per line:
+# Fails when src/, docs/, README.md or CONTRIBUTING.md name a repository path that does not
+# exist: a comment citing a moved header, a doc pointing at a renamed script. Checked per line:
 #   * tokens under a top folder of the repository (docs/, src/, perf/, ci/, tests/, testkit/,
 #     spack/, input_decks/, cmake/) and minisgd/... (an include path, under src/);
 #   * other tokens with a file extension (kernels/gram/gram.hpp), found from the repository
@@ -79,10 +79,10 @@ while IFS= read -r file; do
   while IFS=: read -r line tok; do
     check "$file" "$line" "$tok" link || missing=1
   done < <(grep -noP '\]\(\K[^)\s]+' <<< "$text" || true)
-done < <(git ls-files -co --exclude-standard -- src docs README.md)
+done < <(git ls-files -co --exclude-standard -- src docs README.md CONTRIBUTING.md)
 
 if ((missing)); then
   echo "check_paths: the paths above do not exist (fix the path, or the text naming it)" >&2
   exit 1
 fi
-echo "check_paths: every repository path named in src/, docs/ and README.md exists"
+echo "check_paths: every repository path named in src/, docs/ and the top-level docs exists"
