@@ -139,8 +139,9 @@ want deps && stage deps ci/install_deps.sh
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 # ---- static checks (fast: before anything is built) ------------------------------------------
-# no upward include between the layers of src/minisgd (docs/design.md); clang-format clean
-static_checks() { ci/check_layers.sh && ci/check_format.sh; }
+# no upward include between the layers of src/minisgd (docs/design.md); clang-format clean;
+# every repository path src/ and docs/ name exists
+static_checks() { ci/check_layers.sh && ci/check_format.sh && ci/check_paths.sh; }
 want static && stage static static_checks
 
 # ---- the build matrix ------------------------------------------------------------------------

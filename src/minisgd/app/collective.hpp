@@ -16,7 +16,7 @@ namespace minisgd {
 /// whole job: they may be waiting for it in a collective of the run and would never come.
 constexpr double kAgreementPatienceSeconds = 3.0;
 
-/// Test hook, documented in docs/running.md: with MINISGD_INJECT_FAILURE=<rank>:<phase> in the
+/// Test hook, documented in README.md: with MINISGD_INJECT_FAILURE=<rank>:<phase> in the
 /// environment, that rank throws at the start of `phase` ("train"), so a test can check that a
 /// failure on one rank ends the whole job within seconds.
 inline void injected_failure(const char* phase, int rank) {

@@ -1,7 +1,7 @@
 #pragma once
 // The Gram of a batch block on the GPU through cuBLAS (docs/gpu.md). Compiled only
 // when MINISGD_HAVE_CUBLAS is defined. Free of Kokkos: it takes device pointers and a CUDA
-// stream (gpu/cublas_kokkos.hpp adapts Kokkos views and execution space instances to it).
+// stream (kernels/gram/cublas_kokkos.hpp adapts Kokkos views and execution space instances).
 //
 // Layout: every matrix is row-major (C order) with a leading dimension (the distance in
 // elements between consecutive rows), as minisgd's Matrix views are. cuBLAS is column-major;
@@ -19,7 +19,7 @@
 // cublas_supports() says so and the calls throw std::invalid_argument; use the portable kernel.
 //
 // What is computed: CA-SGD uses only the strictly block-lower part of G = Y·Yᵀ, packed by
-// block row as kernels/gram.hpp lays it out (block row j = Y_j·[Y_0 … Y_{j−1}]ᵀ, b × jb,
+// block row as kernels/gram/gram.hpp lays it out (block row j = Y_j·[Y_0 … Y_{j−1}]ᵀ, b × jb,
 // row-major, at offset b²·j(j−1)/2). block_lower_gram() computes exactly that with s−1 GEMMs
 // (m = b, n = jb): the needed flops and no more, every call a Tensor Core GEMM. Not SYRK:
 // cuBLAS has no SYRK with half-precision inputs, and SYRK computes whole diagonal blocks
@@ -92,7 +92,7 @@ inline void gram(CublasHandle& h, GemmInput in, GemmAccum acc, int n, int k, con
 
 /// The packed strictly block-lower Gram of the s = rows/b blocks of Y (rows × cols,
 /// row-major, ldy ≥ cols, type `in`) into `packed` (b²·s(s−1)/2 values of the accumulation
-/// type; kernels/gram.hpp's layout): s−1 calls of gemm_abt, enqueued on h.stream().
+/// type; kernels/gram/gram.hpp's layout): s−1 calls of gemm_abt, enqueued on h.stream().
 void block_lower_gram(CublasHandle& h, GemmInput in, GemmAccum acc, std::int64_t rows,
                       std::int64_t cols, std::int64_t ldy, std::int64_t b, const void* Y,
                       void* packed, bool tf32 = false);

@@ -1,10 +1,10 @@
 #pragma once
-// Kokkos side of the cuBLAS Gram (gpu/cublas_gram.hpp): one cuBLAS handle per Kokkos::Cuda
+// Kokkos side of the cuBLAS Gram (kernels/gram/cublas_gram.hpp): one cuBLAS handle per Cuda
 // execution space instance, bound to exec.cuda_stream(), and the packed block-lower Gram of
-// kernels/gram.hpp on Matrix/Vector views. Compiled only with MINISGD_HAVE_CUBLAS (which
+// kernels/gram/gram.hpp on Matrix/Vector views. Compiled only with MINISGD_HAVE_CUBLAS (which
 // implies Kokkos with CUDA).
 //
-// Used by the CA-SGD Gram (BlockLowerGram::compute in kernels/gram.cpp):
+// Used by the CA-SGD Gram (BlockLowerGram::compute in kernels/gram/gram.cpp):
 //   if (gpu::cublas_gram_supported<In, Acc>(tf32))
 //     gpu::cublas_block_lower_gram(Y, b, packed, tf32);   // GramPath::cublas
 // computes exactly what gram_team computes (without rounding emulation: only when the
@@ -67,7 +67,7 @@ bool cublas_gram_supported(bool tf32 = false) {
 /// GEMMs of the paper's shape (b = 32, s = 16) took about 300 µs an outer step, mostly launches.
 constexpr std::int64_t kWholeGramRows = 1024;
 
-/// kernels/gram.hpp's packed strictly block-lower Gram of Y (rows a multiple of b) on exec's
+/// kernels/gram/gram.hpp's packed strictly block-lower Gram of Y (rows a multiple of b) on exec's
 /// stream, not fenced: up to kWholeGramRows rows the whole Gram and a packing kernel, beyond
 /// them s−1 GEMMs (block_lower_gram). minisgd's bf16/fp16 have __nv_bfloat16's/__half's bit
 /// layout, so the views go to cuBLAS as they are.

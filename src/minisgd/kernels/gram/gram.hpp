@@ -22,8 +22,9 @@
 //                 rounding after every addition. precision.gram_engine: portable takes it for
 //                 every Gram.
 // and, in CUDA builds with cuBLAS, tried first (precision.gram_engine: auto | cublas):
-//   cublas  gpu/cublas_kokkos.hpp: bf16/fp16 inputs with fp32 accumulation on Tensor Cores,
-//           fp32 (TF32 with precision.tf32), fp64; one GEMM per block row (docs/gpu.md).
+//   cublas  cublas_kokkos.hpp: bf16/fp16 inputs with fp32 accumulation on Tensor Cores, fp32
+//           (TF32 with precision.tf32), fp64; the whole Gram in one GEMM up to
+//           kWholeGramRows rows (launches are the cost), one per block row beyond (docs/gpu.md).
 #include <cstdint>
 #include <memory>
 #include <string>
