@@ -11,7 +11,7 @@ PACKAGES=(
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
   libopenmpi-dev openmpi-bin
   libyaml-cpp-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-  librandom123-dev liblinear-tools libdnnl-dev libopenblas-dev
+  librandom123-dev libxxhash-dev liblinear-tools libdnnl-dev libopenblas-dev
   clang clang-format                     # the clang-checked CI stage, ci/check_format.sh
   python3-matplotlib                     # perf/summary.py plots (/usr/bin/python3)
   python3-jsonschema                     # ctest report_schema: docs/report.schema.json

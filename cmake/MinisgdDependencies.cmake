@@ -50,6 +50,13 @@ add_library(minisgd::yaml ALIAS minisgd_yaml)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 
+# xxHash, header-only here (XXH_INLINE_ALL in data/feature_hash.cpp): data.hash_bits.
+find_path(XXHASH_INCLUDE_DIR xxhash.h)
+if(NOT XXHASH_INCLUDE_DIR)
+  message(FATAL_ERROR "minisgd needs xxHash's header (Debian: libxxhash-dev; Spack: xxhash). "
+                      "Set XXHASH_INCLUDE_DIR.")
+endif()
+
 # Random123 is header-only and ships no CMake config.
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 add_library(minisgd_random123 INTERFACE)

@@ -32,7 +32,7 @@ for ((r = 1; r <= rounds; ++r)); do
   # OpenBLAS tuning variables set for the tests slow the sgemm ceiling down.
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
     OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-${KOKKOS_NUM_THREADS:-1}}" "$build/perf/bench_kernels" \
-    --benchmark_filter="${FILTER:-/(256|4096)/(28|2000)/|/n:(2000|500|28)/|Compress<}" --benchmark_min_time="${MIN_TIME:-0.2}" \
+    --benchmark_filter="${FILTER:-/(256|4096)/(28|2000)/|/n:(2000|500|28)/|Compress<|SparseStep<(float|double)}" --benchmark_min_time="${MIN_TIME:-0.2}" \
     --benchmark_format=json --benchmark_out="$raw/$r.json" --benchmark_out_format=json "$@" > /dev/null
 done
 python3 - "$out" "$raw"/*.json <<'PY'
@@ -63,7 +63,9 @@ def table(by_name):
             # (perf/bench_compress.cpp): its fraction is the model's time over the measured one.
             rows.append(dict(kernel=kernel[3:], shape=name.split("/", 1)[1].replace("/real_time", ""),
                              rate=b["GB/s"], unit="GB/s",
-                             ceiling="model: 4d at triad" if kernel.startswith("BM_Compress") else "triad", fraction=b["of_triad"],
+                             ceiling="model: 4d at triad" if kernel.startswith("BM_Compress")
+                             else "roofline (triad)" if kernel.startswith("BM_SparseStep") else "triad",
+                             fraction=b["of_triad"],
                              fraction_cpu=b["of_triad_cpu"], extra=of_copy(b).lstrip("; ")))
         elif kernel.startswith("BM_Gram") or kernel.startswith("BM_Sgemm"):
             s = shape(name)

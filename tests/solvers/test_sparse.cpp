@@ -10,6 +10,7 @@
 
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/core/errors.hpp"
+#include "minisgd/data/feature_hash.hpp"
 #include "minisgd/data/loader.hpp"
 #include "support/test_support.hpp"
 
@@ -57,9 +58,15 @@ std::string sparse_file(const std::string& loss, std::int64_t rows = 300,
 std::string file_deck(const std::string& path, const std::string& loss, const std::string& layout,
                       const std::string& solver) {
   return "run: {seed: 3}\n"
-         "data: {source: libsvm, path: " + path + ", layout: " + layout + ", cache: false}\n"
-         "model: {loss: " + loss + ", l2: 1.0e-3, intercept: true}\n"
-         "solver: {batch_size: 12, epochs: 2, reshuffle: true, " + solver + "}\n"
+         "data: {source: libsvm, path: " +
+         path + ", layout: " + layout +
+         ", cache: false}\n"
+         "model: {loss: " +
+         loss +
+         ", l2: 1.0e-3, intercept: true}\n"
+         "solver: {batch_size: 12, epochs: 2, reshuffle: true, " +
+         solver +
+         "}\n"
          "precision: {preset: fp64}\n";
 }
 
@@ -106,7 +113,9 @@ TEST(Sparse, WeightsDoNotDependOnRankCount) {
         "data: {source: synthetic, synthetic: {kind: sparse, rows: 600, features: 5000, "
         "nnz_per_row: 20, zipf: 1.1}}\n"
         "model: {loss: logistic, l2: 1.0e-4}\n"
-        "solver: {decomposition: " + std::string(dec) + ", batch_size: 16, epochs: 2, "
+        "solver: {decomposition: " +
+        std::string(dec) +
+        ", batch_size: 16, epochs: 2, "
         "step_size: 0.5}\nprecision: {preset: fp64}\n");
     const RunOutcome all = run_quiet(c, MPI_COMM_WORLD);
     const RunOutcome one = run_quiet(c, MPI_COMM_SELF);
@@ -120,12 +129,15 @@ TEST(Sparse, SyntheticKindsTrainEveryLoss) {
   for (const char* loss : {"logistic", "linear", "poisson"}) {
     for (const char* data : {"fp64", "fp32", "bf16", "fp16"}) {
       SCOPED_TRACE(std::string(loss) + " " + data);
-      const RunOutcome r = run_quiet(deck(
-          "data: {source: synthetic, synthetic: {kind: rcv1-like, rows: 2000}}\n"
-          "model: {loss: " + std::string(loss) + "}\n"
-          "solver: {batch_size: 32, epochs: 2, step_size: 0.5}\n"
-          "precision: {preset: " + std::string(data[2] == '6' ? "fp64" : "fp32") + "}\n",
-          {std::string("precision.data=") + data}));
+      const RunOutcome r =
+          run_quiet(deck("data: {source: synthetic, synthetic: {kind: rcv1-like, rows: 2000}}\n"
+                         "model: {loss: " +
+                             std::string(loss) +
+                             "}\n"
+                             "solver: {batch_size: 32, epochs: 2, step_size: 0.5}\n"
+                             "precision: {preset: " +
+                             std::string(data[2] == '6' ? "fp64" : "fp32") + "}\n",
+                         {std::string("precision.data=") + data}));
       ASSERT_EQ(r.weights.size(), 47236u);
       EXPECT_LT(r.result.final_loss, r.result.initial_loss);
     }
@@ -162,10 +174,67 @@ TEST(Sparse, MalformedInputNamesFileAndLine) {
 TEST(Sparse, DeckRefusesWhatSparseStorageCannotDo) {
   EXPECT_TRUE(test::refused("data: {synthetic: {kind: sparse}}\nsolver: {method: ca-sgd}\n",
                             "ca-sgd runs on dense storage"));
-  EXPECT_TRUE(test::refused("data: {layout: sparse, synthetic: {kind: synth}}\n",
-                            "generates dense rows"));
-  EXPECT_TRUE(test::refused("data: {layout: dense, synthetic: {kind: url-like}}\n",
-                            "generated sparse"));
-  EXPECT_TRUE(test::refused("data: {layout: sparse, standardize: scale, synthetic: {kind: sparse}}\n",
-                            "data.standardize"));
+  EXPECT_TRUE(
+      test::refused("data: {layout: sparse, synthetic: {kind: synth}}\n", "generates dense rows"));
+  EXPECT_TRUE(
+      test::refused("data: {layout: dense, synthetic: {kind: url-like}}\n", "generated sparse"));
+  EXPECT_TRUE(
+      test::refused("data: {layout: sparse, standardize: scale, synthetic: {kind: sparse}}\n",
+                    "data.standardize"));
+}
+
+// Hashing maps each index to a column and a sign, sorts each row and adds colliding features.
+TEST(Sparse, HashedRowsAreSortedWithCollisionsAdded) {
+  ParsedRows rows;
+  const std::string line = "1 1:1 2:2 3:3 4:4 5:5 6:6 7:7 8:8 9:9 10:10";
+  ASSERT_EQ(parse_libsvm_line(line.data(), line.data() + line.size(), 0, 1, rows), "");
+  hash_rows(rows, 0, 2);  // ten features into four columns: collisions certain
+  double expect[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 10; ++i) {
+    const HashedFeature f = hash_feature(i, 2);
+    ASSERT_GE(f.col, 0);
+    ASSERT_LT(f.col, 4);
+    expect[f.col] += f.sign * (i + 1);
+  }
+  ASSERT_EQ(rows.rows(), 1);
+  ASSERT_LE(rows.col.size(), 4u);
+  for (std::size_t k = 0; k < rows.col.size(); ++k) {
+    if (k > 0) EXPECT_LT(rows.col[k - 1], rows.col[k]);
+    EXPECT_EQ(rows.val[k], expect[rows.col[k]]);
+  }
+  EXPECT_EQ(hash_feature(123456789, 20).col, hash_feature(123456789, 20).col);
+}
+
+// data.hash_bits: indices of any size train in 2^B columns, dense and sparse alike.
+TEST(Sparse, HashedFileTrainsTheSameDenseAndSparse) {
+  const std::string path = ::testing::TempDir() + "sparse_hashed.libsvm";
+  if (test::world_rank() == 0) {
+    std::ofstream out(path);
+    for (int r = 0; r < 200; ++r) {
+      std::uint64_t h = mix(std::uint64_t(r) + 7);
+      out << ((h & 1) ? "+1" : "-1");
+      for (std::uint64_t j = 1 + h % 1000; j < 4000000000ull; j += 1 + (h = mix(h)) % 400000000)
+        out << " " << j << ":" << double(1 + (h >> 60)) * ((h & 1) ? 1 : -1) * (1 + r % 3);
+      out << "\n";
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (const char* dec : {"row", "column"}) {
+    SCOPED_TRACE(dec);
+    const auto yaml = [&](const char* layout) {
+      return "data: {source: libsvm, path: " + path + ", hash_bits: 10, layout: " + layout +
+             ", cache: false}\nmodel: {l2: 1.0e-3}\nprecision: {preset: fp64}\n"
+             "solver: {batch_size: 8, epochs: 2, step_size: 0.05, decomposition: " +
+             dec + "}\n";
+    };
+    const RunOutcome dense = run_quiet(deck(yaml("dense")));
+    const RunOutcome sparse = run_quiet(deck(yaml("sparse")));
+    ASSERT_EQ(dense.weights.size(), 1024u);
+    EXPECT_LT(test::relative_difference(sparse.weights, dense.weights), 1e-12);
+    EXPECT_LT(sparse.result.final_loss, sparse.result.initial_loss);
+  }
+  EXPECT_TRUE(test::refused("data: {source: libsvm, path: x, hash_bits: 31}\n", "at most 30"));
+  EXPECT_TRUE(test::refused("data: {source: libsvm, path: x, hash_bits: 4, features: 10}\n",
+                            "2^4 features"));
+  EXPECT_TRUE(test::refused("data: {hash_bits: 4}\n", "data.source: libsvm"));
 }

@@ -152,6 +152,7 @@ struct DataConfig {
   bool cache = true;  // write/reuse a binary cache next to a LIBSVM file
   Standardize standardize = Standardize::none;
   Layout layout = Layout::automatic;
+  int hash_bits = 0;  // > 0: LIBSVM indices hashed into 2^hash_bits columns (data/feature_hash.hpp)
 };
 
 struct ModelConfig {

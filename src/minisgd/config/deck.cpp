@@ -42,6 +42,13 @@ void read_data(DeckSection s, DataConfig& c) {
   c.cache = s.flag("cache", c.cache);
   c.standardize = s.choice("standardize", c.standardize);
   c.layout = s.choice("layout", c.layout);
+  c.hash_bits = int(s.integer("hash_bits", 0, 0));
+  if (c.hash_bits > 30) s.fail("hash_bits", "at most 30 (column indices are 32-bit)");
+  if (c.hash_bits > 0 && c.source != DataSource::libsvm)
+    s.fail("hash_bits", "hashes the indices of a LIBSVM file (data.source: libsvm)");
+  if (c.hash_bits > 0 && c.features > 0 && c.features != std::int64_t(1) << c.hash_bits)
+    s.fail("features", "with data.hash_bits: " + std::to_string(c.hash_bits) + " there are 2^" +
+                           std::to_string(c.hash_bits) + " features; leave features out");
   DeckSection syn = s.section("synthetic");
   c.synthetic.kind = syn.choice("kind", c.synthetic.kind);
   c.synthetic.rows = syn.integer("rows", 0, 0);

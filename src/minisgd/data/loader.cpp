@@ -54,7 +54,7 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training, st
     return load_binary<T>(c, path, training, features, comm, stats);
   // The cache holds rounded values: only a deterministic rounding can reuse them. It is dense.
   const bool cached = c.data.cache && training && c.data.layout != Layout::sparse &&
-                      !data_store<T>(c, 1).round.stochastic;
+                      c.data.hash_bits == 0 && !data_store<T>(c, 1).round.stochastic;
   if (!cached) return load_libsvm<T>(c, path, training, features, comm, stats);
   const std::string cache = path + ".minisgd.bin";
   // Every rank judges the same file; rank 0's verdict is everyone's.

@@ -51,7 +51,8 @@ std::vector<std::int64_t> route_row_counts(const Partition& p,
   }
   std::vector<std::int64_t> local(std::size_t(p.local_rows()), 0);
   const auto take = [&](const std::vector<std::int64_t>& pairs) {
-    for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) local[std::size_t(pairs[i])] = pairs[i + 1];
+    for (std::size_t i = 0; i + 1 < pairs.size(); i += 2)
+      local[std::size_t(pairs[i])] = pairs[i + 1];
   };
   std::vector<std::uint64_t> send(static_cast<std::size_t>(P)), recv(static_cast<std::size_t>(P));
   for (int r = 0; r < P; ++r) send[std::size_t(r)] = out[std::size_t(r)].size();

@@ -123,8 +123,8 @@ Dataset<T> generate_sparse(const Config& c, comm::Communicator& comm) {
   const double total = comm.allreduce_value(
       double(p.decomposition == Decomposition::row ? nnz : (comm.rank() == 0 ? nnz : 0)));
   ds.description = std::string(to_string(c.data.synthetic.kind)) + " (" +
-                   std::to_string(shape.rows) + " x " + std::to_string(d) + ", sparse: " +
-                   std::to_string(std::int64_t(total)) + " nonzeros)";
+                   std::to_string(shape.rows) + " x " + std::to_string(d) +
+                   ", sparse: " + std::to_string(std::int64_t(total)) + " nonzeros)";
 
   // Pass 2: the entries and the labels (from the whole row's margin, which every rank that
   // holds a part of the row computes alike).

@@ -13,6 +13,7 @@
 
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/binary_io.hpp"
+#include "minisgd/data/feature_hash.hpp"
 #include "minisgd/data/libsvm.hpp"
 #include "minisgd/data/line_blocks.hpp"
 #include "minisgd/data/row_router.hpp"
@@ -96,12 +97,14 @@ std::string parse_block(const Config& c, const std::string& path, const char* b,
                         RowRouter<T>* router, LabelForms& forms) {
   std::string error;
   rows.clear();
+  const int bits = c.data.hash_bits;  // hashed indices have no bound before hashing
   for_each_line(b, e, [&](const char* lb, const char* le) {
     if (!error.empty()) return;
-    const std::string why = parse_libsvm_line(lb, le, cols, line, rows);
+    const std::string why = parse_libsvm_line(lb, le, bits ? 0 : cols, line, rows);
     if (!why.empty()) error = path + ":" + std::to_string(line) + ": " + why;
     ++line;
   });
+  if (bits && error.empty()) hash_rows(rows, 0, bits);
   for (std::int64_t k = 0; k < rows.rows() && error.empty(); ++k, ++row) {
     double label = 0;
     const std::string why = checked_label(c.model.loss, rows.labels[std::size_t(k)], label);
@@ -150,13 +153,14 @@ ScannedText scan_text(const std::string& path, std::int64_t features, comm::Comm
 /// Pass 1b of a sparse share: the entry count of each row of this rank's range in every rank's
 /// column block (count_blocks), the intercept's column included; row-major.
 std::vector<std::int32_t> count_row_entries(const ScannedText& t, const Partition& p,
-                                            std::int64_t features, bool intercept,
+                                            std::int64_t features, bool intercept, int hash_bits,
                                             LoadStats& stats) {
   const std::vector<std::int64_t> bounds = count_blocks(p);
   const int blocks = int(bounds.size()) - 1;
   int one = 0;  // the block of the intercept's column d
   while (one + 1 < blocks && features >= bounds[std::size_t(one) + 1]) ++one;
   std::vector<std::int32_t> counts;
+  ParsedRows hashed;
   LineBlocks lines(*t.file, t.range, kTextBlockBytes);
   const char *b, *e;
   while (lines.next(&b, &e))
@@ -164,7 +168,19 @@ std::vector<std::int32_t> count_row_entries(const ScannedText& t, const Partitio
       if (!line_has_row(lb, le)) return;
       counts.resize(counts.size() + std::size_t(blocks), 0);
       std::int32_t* row = counts.data() + counts.size() - std::size_t(blocks);
-      count_line_entries(lb, le, bounds.data(), blocks, row);
+      if (hash_bits) {  // the hashed row's distinct columns: parse it and hash it
+        hashed.clear();
+        if (parse_libsvm_line(lb, le, 0, 0, hashed).empty() && hashed.rows() == 1) {
+          hash_rows(hashed, 0, hash_bits);
+          int k = 0;
+          for (const std::int64_t col : hashed.col) {
+            while (k + 1 < blocks && col >= bounds[std::size_t(k) + 1]) ++k;
+            ++row[k];
+          }
+        }
+      } else {
+        count_line_entries(lb, le, bounds.data(), blocks, row);
+      }
       if (intercept) ++row[one];
     });
   stats.bytes_read += lines.bytes_read();
@@ -223,6 +239,7 @@ template <class T>
 Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
                        std::int64_t features, comm::Communicator& comm, LoadStats& stats,
                        const std::string& cache_path, std::size_t block_bytes) {
+  if (c.data.hash_bits > 0) features = std::int64_t(1) << c.data.hash_bits;
   const ScannedText t = scan_text(path, features, comm, stats);
   Dataset<T> ds;
   const std::int64_t cols = t.features + (c.model.intercept ? 1 : 0);
@@ -241,9 +258,10 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
           : c.data.layout;
   const bool sparse = stores_sparse(layout, double(t.at.entries), t.at.rows, t.features);
   if (sparse) {
-    const std::vector<std::int64_t> counts =
-        route_row_counts(ds.part, position, t.at.first_row,
-                         count_row_entries(t, ds.part, t.features, c.model.intercept, stats), comm);
+    const std::vector<std::int64_t> counts = route_row_counts(
+        ds.part, position, t.at.first_row,
+        count_row_entries(t, ds.part, t.features, c.model.intercept, c.data.hash_bits, stats),
+        comm);
     allocate_sparse_share(ds, counts, path, comm);
     ds.description += ", sparse: " + std::to_string(t.at.entries) + " nonzeros";
   } else {

@@ -75,7 +75,7 @@ void csr_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<doubl
 /// scaled step needs (host backends; O(nonzeros of the batch), no pass over d).
 template <class A>
 struct TouchedGradient {
-  Vector<A> g;                       // zero outside `columns` between steps
+  Vector<A> g;                        // zero outside `columns` between steps
   std::vector<std::int32_t> columns;  // the batch's distinct columns, in first-touch order
   std::vector<unsigned char> seen;    // 1 on `columns`
 

@@ -1,0 +1,116 @@
+// One SGD step on a sparse share at P = 1 (the lazily scaled step of solvers/sgd.cpp: margins
+// x·v, derivatives, the gradient on the touched columns, their update), on rows shaped like
+// rcv1 and url (features, mean nonzeros and their Zipf law from data/sparse_synthetic.hpp),
+// stored as S. Its roofline streams the batch's values and indices once and gathers a weight
+// for each of them, besides the labels and row offsets:
+//   bytes per row = nnz_row·(sizeof(S) + 4 + sizeof(A)) + 16,
+// and of_triad is samples/s over (triad bytes/s ÷ bytes per row), the triad measured in this
+// process right after the benchmark (of_triad_cpu: the same in CPU seconds).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "minisgd/data/sparse_synthetic.hpp"
+#include "minisgd/kernels/sparse_kernels.hpp"
+#include "support/ceilings.hpp"
+#include "support/fixtures.hpp"
+
+namespace {
+
+using namespace minisgd;
+
+/// An rcv1-shaped (0) or url-shaped (1) share with at least 256 MiB of values and indices.
+template <class S>
+SparseRows<S> share(int kind, std::int64_t& rows_out, std::int64_t& features) {
+  SyntheticConfig c;
+  c.kind = kind == 0 ? SyntheticKind::rcv1_like : SyntheticKind::url_like;
+  SparseShape shape = sparse_shape(c);
+  shape.rows = (std::int64_t(1) << 28) / std::int64_t(shape.nnz_per_row * (sizeof(S) + 4));
+  const SparseRowGenerator gen(1, shape, Loss::logistic, 0.0);
+  std::vector<std::int64_t> cols, row_map{0};
+  std::vector<std::int32_t> entries;
+  std::vector<float> values;
+  for (std::int64_t r = 0; r < shape.rows; ++r) {
+    gen.columns(r, cols);
+    for (const std::int64_t j : cols) {
+      entries.push_back(std::int32_t(j));
+      values.push_back(gen.value(gen.key(r), j));
+    }
+    row_map.push_back(std::int64_t(entries.size()));
+  }
+  SparseRows<S> X;
+  X.row_map = Kokkos::View<std::int64_t*, MemSpace>("row_map", row_map.size());
+  X.entries = Kokkos::View<std::int32_t*, MemSpace>("entries", entries.size());
+  X.values = Vector<S>("values", values.size());
+  const auto rm = Kokkos::create_mirror_view(X.row_map);
+  const auto en = Kokkos::create_mirror_view(X.entries);
+  const auto va = Kokkos::create_mirror_view(X.values);
+  for (std::size_t i = 0; i < row_map.size(); ++i) rm(i) = row_map[i];
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    en(i) = entries[i];
+    va(i) = precision::convert<S>(values[i]);
+  }
+  Kokkos::deep_copy(X.row_map, rm);
+  Kokkos::deep_copy(X.entries, en);
+  Kokkos::deep_copy(X.values, va);
+  rows_out = shape.rows;
+  features = shape.features;
+  return X;
+}
+
+template <class S, class A>
+void BM_SparseStep(benchmark::State& state) {
+  if constexpr (!kHostMemory) {
+    state.SkipWithError("the lazily scaled step runs on host backends");
+  } else {
+    const std::int64_t b = state.range(1);
+    std::int64_t m = 0, d = 0;
+    const SparseRows<S> X = share<S>(int(state.range(0)), m, d);
+    Vector<double> y("y", m);
+    Kokkos::parallel_for(
+        "bench::labels", Kokkos::RangePolicy<ExecSpace>(0, m),
+        KOKKOS_LAMBDA(const std::int64_t i) { y(i) = ((i * 2654435761u) >> 7) & 1 ? 1.0 : -1.0; });
+    Vector<A> v("v", d), z("z", b), u("u", b);
+    TouchedGradient<A> touched(d);
+    const std::int64_t batches = m / b;
+    A scale = A(1);
+    const auto step = [&](std::int64_t first) {
+      csr_margins(X, first, v, z);
+      for (std::int64_t i = 0; i < b; ++i) z(i) *= scale;
+      csr_touched_gradient<Loss::logistic>(X, first, y, z, u, touched);
+      scale *= A(1 - 1e-7);
+      apply_touched(v, touched, A(1e-2) / scale);
+    };
+    step(0);
+    std::int64_t t = 0, nnz = 0;
+    const double cpu0 = perf::process_cpu_seconds();
+    Kokkos::Timer clock;
+    for (auto _ : state) {
+      const std::int64_t first = (t++ % batches) * b;
+      step(first);
+      nnz += X.row_map(first + b) - X.row_map(first);
+    }
+    const double wall = clock.seconds(), cpu = perf::process_cpu_seconds() - cpu0;
+    const double samples = double(state.iterations()) * double(b);
+    const double bytes = double(nnz) * double(sizeof(S) + 4 + sizeof(A)) + 16.0 * samples;
+    const perf::Bandwidth triad = perf::triad_now();
+    state.counters["samples/s"] = samples / wall;
+    state.counters["GB/s"] = bytes / wall * 1e-9;
+    state.counters["of_triad"] = bytes / wall / triad.wall;
+    state.counters["of_triad_cpu"] = bytes / cpu / triad.cpu;
+    state.counters["nnz/row"] = double(nnz) / samples;
+    state.SetLabel(state.range(0) == 0 ? "rcv1-like" : "url-like");
+  }
+}
+
+void shapes(benchmark::internal::Benchmark* bm) {
+  for (std::int64_t kind : {0, 1})
+    for (std::int64_t b : {32, 256}) bm->Args({kind, b});
+}
+
+BENCHMARK_TEMPLATE(BM_SparseStep, float, float)->Apply(shapes)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SparseStep, double, double)->Apply(shapes)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_SparseStep, precision::bf16, float)->Apply(shapes)->UseRealTime();
+
+}  // namespace
