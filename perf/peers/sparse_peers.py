@@ -4,7 +4,8 @@
 One LIBSVM file (e.g. from perf/make_libsvm OUT ROWS FEATURES NNZ), L2-regularized logistic
 regression F(w) = (1/m) sum log(1 + exp(-y x.w)) + (lam/2)|w|^2, batch 1, a constant step,
 no intercept, one rank, one thread each:
-- minisgd (data.layout: sparse, solver.batch_size: 1): samples/s of training, and the
+- minisgd (data.layout: sparse, solver.batch_size: --batch, default 1, with η = --eta times the
+  batch, so that a step of b rows moves w as b steps of one): samples/s of training, and the
   training seconds until F first reaches the target, read off its history (one row an epoch);
 - SGDClassifier(loss="log_loss", alpha=lam, learning_rate="constant", the same eta0 and
   epochs, shuffle=True, average=False): the update w <- (1 - eta lam) w - eta l'(x.w) x that
@@ -16,7 +17,7 @@ The target is the F that SGDClassifier reaches after the last epoch (the worse o
 finals when minisgd's is worse). Prints one table; never run in CI.
 
 Usage: perf/peers/sparse_peers.py --exe build/native/src/minisgd --file F [--epochs 5]
-       [--eta 0.1] [--lam 1e-5]
+       [--eta 0.1] [--lam 1e-5] [--batch 1] [--eta-minisgd E]
 """
 import argparse
 import csv
@@ -44,7 +45,7 @@ def run_minisgd(args, d, workdir):
         f.write(f"""run: {{name: sparse-peers, seed: 1}}
 data: {{source: libsvm, path: {args.file}, features: {d}, layout: sparse, cache: false}}
 model: {{loss: logistic, l2: {args.lam}}}
-solver: {{method: sgd, batch_size: 1, epochs: {args.epochs}, step_size: {args.eta},
+solver: {{method: sgd, batch_size: {args.batch}, epochs: {args.epochs}, step_size: {args.eta_minisgd},
           reshuffle: true}}
 precision: {{preset: fp64}}
 output: {{report: {report}, history: {history}, weights: ""}}
@@ -66,7 +67,12 @@ def main():
     p.add_argument("--eta", type=float, default=0.1)
     p.add_argument("--lam", type=float, default=1e-5)
     p.add_argument("--eps", type=float, default=0.01)
+    p.add_argument("--batch", type=int, default=1, help="minisgd's batch size (scikit-learn: 1)")
+    p.add_argument("--eta-minisgd", type=float, default=None,
+                   help="minisgd's step size (default --eta times --batch)")
     args = p.parse_args()
+    if args.eta_minisgd is None:
+        args.eta_minisgd = args.eta * args.batch
 
     X, y = load_svmlight_file(args.file, dtype=np.float64)
     X = scipy.sparse.csr_matrix(X)
@@ -107,10 +113,11 @@ def main():
     ms_rate = rep["result"]["samples_per_s"]
     sk_rate = m * args.epochs / sk_t
     print(f"file {args.file}: {m} rows x {d} features, {X.nnz} nonzeros "
-          f"({X.nnz / m:.1f} per row); lam {args.lam}, eta {args.eta}, {args.epochs} epochs, b = 1")
+          f"({X.nnz / m:.1f} per row); lam {args.lam}, {args.epochs} epochs; scikit-learn b = 1, "
+          f"eta {args.eta}; minisgd b = {args.batch}, eta {args.eta_minisgd}")
     print(f"target F = {target:.8f}")
     print(f"{'peer':<28} {'samples/s':>12} {'final F':>12} {'s to target':>12}")
-    print(f"{'minisgd (sparse, fp64)':<28} {ms_rate:12.4g} {ms_final:12.8f} "
+    print(f"{'minisgd (sparse, fp64, b=%d)' % args.batch:<28} {ms_rate:12.4g} {ms_final:12.8f} "
           f"{ms_hit if ms_hit is not None else float('nan'):12.3f}")
     print(f"{'scikit-learn SGDClassifier':<28} {sk_rate:12.4g} {sk_curve[-1][0]:12.8f} "
           f"{sk_hit if sk_hit is not None else float('nan'):12.3f}")

@@ -199,7 +199,9 @@ TEST(Sparse, HashedRowsAreSortedWithCollisionsAdded) {
   ASSERT_EQ(rows.rows(), 1);
   ASSERT_LE(rows.col.size(), 4u);
   for (std::size_t k = 0; k < rows.col.size(); ++k) {
-    if (k > 0) EXPECT_LT(rows.col[k - 1], rows.col[k]);
+    if (k > 0) {
+      EXPECT_LT(rows.col[k - 1], rows.col[k]);
+    }
     EXPECT_EQ(rows.val[k], expect[rows.col[k]]);
   }
   EXPECT_EQ(hash_feature(123456789, 20).col, hash_feature(123456789, 20).col);

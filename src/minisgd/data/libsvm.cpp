@@ -177,6 +177,11 @@ std::string parse_line_carefully(const char* begin, const char* end, std::int64_
     if (p == end) break;
     std::int64_t idx = 0;
     const auto r = std::from_chars(p, end, idx);
+    if (r.ec == std::errc::result_out_of_range && r.ptr < end && *r.ptr == ':') {
+      out.col.resize(first);
+      out.val.resize(first);
+      return "feature index " + token_at(p, r.ptr) + " is out of range (at most 2^63 - 1)";
+    }
     if (r.ec != std::errc() || r.ptr == end || *r.ptr != ':') {
       out.col.resize(first);
       out.val.resize(first);
