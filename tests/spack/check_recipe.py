@@ -35,9 +35,15 @@ RECIPE = "spack/spack_repo/minisgd/packages/minisgd/package.py"
 # Variants that select a Kokkos backend: minisgd takes its backends from the Kokkos it finds,
 # so these go to Kokkos (depends_on) rather than to a CMake option of minisgd.
 BACKEND_VARIANTS = {
+    "serial": "Kokkos' Serial backend: kokkos+serial",
     "openmp": "Kokkos' OpenMP backend: kokkos+openmp",
+    "threads": "Kokkos' C++ threads backend: kokkos+threads",
+    "sycl": "Kokkos' SYCL backend: kokkos+sycl",
+    "openmptarget": "Kokkos' OpenMPTarget backend: kokkos+openmptarget",
     "cuda": "Kokkos' CUDA backend: kokkos+cuda (CudaPackage)",
     "cuda_arch": "the GPU architecture of Kokkos' CUDA backend (CudaPackage)",
+    "rocm": "Kokkos' HIP backend: kokkos+rocm (ROCmPackage)",
+    "amdgpu_target": "the GPU architecture of Kokkos' HIP backend (ROCmPackage)",
 }
 
 # User-facing options are those a site may want to change; these are not.
@@ -169,6 +175,9 @@ class CMakePackage:
         self.spec = spec
         self.defined = []  # (cmake name, variant or None)
 
+    def __getitem__(self, dep):  # self["kokkos"].kokkos_cxx: the dependency's package
+        return _Anything("/stub/" + dep)
+
     def define(self, name, value):
         self.defined.append((name, None))
         return f"-D{name}={value}"
@@ -186,18 +195,43 @@ class CudaPackage:
     cuda_arch_values = ("70", "80", "90")
 
 
+class ROCmPackage:
+    amdgpu_targets = ("gfx90a", "gfx942")
+
+
+class Kokkos:
+    """What the recipe takes from the builtin Kokkos recipe: its devices, as
+    {variant: [default, when, description]}."""
+
+    devices_variants = {
+        "cuda": [False, None, "Whether to build CUDA backend"],
+        "openmp": [False, None, "Whether to build OpenMP backend"],
+        "threads": [False, None, "Whether to build the C++ threads backend"],
+        "serial": [False, None, "Whether to build serial backend"],
+        "rocm": [False, None, "Whether to build HIP backend"],
+        "sycl": [False, None, "Whether to build the SYCL backend"],
+        "openmptarget": [False, "@:5.0", "Whether to build the OpenMPTarget backend"],
+    }
+
+
 def load_recipe(root):
     spack = types.ModuleType("spack")
     spack.package = _directive_module()
     build_systems = "spack_repo.builtin.build_systems"
     modules = {"spack": spack, "spack.package": spack.package}
-    for name in ("spack_repo", "spack_repo.builtin", build_systems):
+    kokkos = "spack_repo.builtin.packages.kokkos"
+    for name in ("spack_repo", "spack_repo.builtin", build_systems,
+                 "spack_repo.builtin.packages", kokkos):
         modules[name] = types.ModuleType(name)
+        modules[name].__path__ = []  # a package, so that its submodules import
     modules[build_systems + ".cmake"] = types.SimpleNamespace(CMakePackage=CMakePackage)
     modules[build_systems + ".cuda"] = types.SimpleNamespace(CudaPackage=CudaPackage)
+    modules[build_systems + ".rocm"] = types.SimpleNamespace(ROCmPackage=ROCmPackage)
+    modules[kokkos + ".package"] = types.SimpleNamespace(Kokkos=Kokkos)
     sys.modules.update(modules)
-    # CudaPackage's own variants, as Spack declares them.
-    REC.variants.update({"cuda": False, "cuda_arch": "none"})
+    # CudaPackage's and ROCmPackage's own variants, as Spack declares them.
+    REC.variants.update({"cuda": False, "cuda_arch": "none",
+                         "rocm": False, "amdgpu_target": "none"})
     source = (root / RECIPE).read_text()
     namespace = {"__name__": "minisgd_recipe"}
     exec(compile(source, str(root / RECIPE), "exec"), namespace)
