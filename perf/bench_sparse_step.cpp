@@ -76,8 +76,7 @@ void BM_SparseStep(benchmark::State& state) {
     const std::int64_t batches = m / b;
     A scale = A(1);
     const auto step = [&](std::int64_t first) {
-      csr_margins(X, first, v, z);
-      for (std::int64_t i = 0; i < b; ++i) z(i) *= scale;
+      csr_margins_prefetched(X, first, v, scale, z, touched);
       csr_touched_gradient<Loss::logistic>(X, first, y, z, u, touched);
       scale *= A(1 - 1e-7);
       apply_touched(v, touched, A(1e-2) / scale);

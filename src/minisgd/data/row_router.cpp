@@ -89,8 +89,8 @@ void RowRouter<T>::unpack(const char* p, const char* end) {
       const std::int64_t at = row_map_(h.local);
       if (row_map_(h.local + 1) - at != h.n)
         throw RuntimeFailure("internal: a row's entries were miscounted before it arrived");
-      std::memcpy(&entries_(at), p, std::size_t(h.n) * sizeof(std::int32_t));
-      std::memcpy(&values_(at), vals, std::size_t(h.n) * sizeof(T));
+      std::memcpy(entries_.data() + at, p, std::size_t(h.n) * sizeof(std::int32_t));
+      std::memcpy(values_.data() + at, vals, std::size_t(h.n) * sizeof(T));
       p = vals + h.n * sizeof(T);
       continue;
     }

@@ -27,7 +27,7 @@ KOKKOS_INLINE_FUNCTION A csr_row_dot(const SparseRows<S>& X, std::int64_t i, con
   A part[kLanes] = {};
   for (std::int64_t k = X.row_map(i); k < X.row_map(i + 1); ++k) {
     const std::int32_t j = X.entries(k);
-    part[j % kLanes] += precision::convert<A>(X.values(k)) * A(w(j));
+    part[std::uint32_t(j) % kLanes] += precision::convert<A>(X.values(k)) * A(w(j));
   }
   for (int half = kLanes / 2; half > 0; half /= 2)
     for (int l = 0; l < half; ++l) part[l] += part[l + half];
@@ -76,11 +76,38 @@ void csr_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<doubl
 template <class A>
 struct TouchedGradient {
   Vector<A> g;                        // zero outside `columns` between steps
-  std::vector<std::int32_t> columns;  // the batch's distinct columns, in first-touch order
-  std::vector<unsigned char> seen;    // 1 on `columns`
+  std::vector<std::int32_t> columns;  // the batch's columns, in first-touch order
 
-  explicit TouchedGradient(std::int64_t n = 0) : g("g_touched", n), seen(std::size_t(n), 0) {}
+  explicit TouchedGradient(std::int64_t n = 0) : g("g_touched", n) {}
 };
+
+/// Host backends: the lazily scaled step's margins z(i) = scale·(x_{first+i}·v), csr_row_dot's
+/// sums, with the weights and gradient entries a few values ahead asked of memory early: on
+/// rows of millions of columns most are cache misses, and this way they overlap.
+template <class S, class A>
+void csr_margins_prefetched(const SparseRows<S>& X, std::int64_t first, const Vector<A>& v, A scale,
+                            const Vector<A>& z, const TouchedGradient<A>& t) {
+  static_assert(kHostMemory, "host backends only");
+  constexpr int kLanes = sgd_detail::kLanes, kAhead = 16;
+  const std::int32_t* const col = X.entries.data();
+  const S* const val = X.values.data();
+  const A* const w = v.data();
+  A* const g = t.g.data();
+  const std::int64_t end = X.row_map(first + std::int64_t(z.extent(0)));
+  for (std::int64_t i = 0; i < std::int64_t(z.extent(0)); ++i) {
+    A part[kLanes] = {};
+    for (std::int64_t k = X.row_map(first + i); k < X.row_map(first + i + 1); ++k) {
+      if (k + kAhead < end) {
+        __builtin_prefetch(w + col[k + kAhead]);
+        __builtin_prefetch(g + col[k + kAhead], 1);
+      }
+      part[std::uint32_t(col[k]) % kLanes] += precision::convert<A>(val[k]) * w[col[k]];
+    }
+    for (int half = kLanes / 2; half > 0; half /= 2)
+      for (int l = 0; l < half; ++l) part[l] += part[l + half];
+    z(i) = part[0] * scale;
+  }
+}
 
 /// Host backends: the batch's derivatives u from the margins z and its gradient X_Bᵀu on the
 /// columns it touches, into t (the same products added in the same row order as csr_gradient).
@@ -88,18 +115,26 @@ template <Loss L, class S, class A>
 void csr_touched_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<double>& y,
                           const Vector<A>& z, const Vector<A>& u, TouchedGradient<A>& t) {
   static_assert(kHostMemory, "host backends only");
-  for (std::int64_t i = 0; i < std::int64_t(z.extent(0)); ++i) {
+  const std::int64_t b = std::int64_t(z.extent(0)), k0 = X.row_map(first);
+  const std::int32_t* const col = X.entries.data();
+  const S* const val = X.values.data();
+  A* const g = t.g.data();
+  // A column is listed when its sum is still zero, without a branch (a first touch is
+  // unpredictable): listed twice (a sum that returned to zero), its second update subtracts zero.
+  t.columns.resize(std::size_t(X.row_map(first + b) - k0));
+  std::int32_t* const listed = t.columns.data();
+  std::size_t n = 0;
+  for (std::int64_t i = 0; i < b; ++i) {
     const A ui = loss_derivative<L>(z(i), A(y(first + i)));
     u(i) = ui;
     for (std::int64_t k = X.row_map(first + i); k < X.row_map(first + i + 1); ++k) {
-      const std::int32_t j = X.entries(k);
-      if (!t.seen[std::size_t(j)]) {
-        t.seen[std::size_t(j)] = 1;
-        t.columns.push_back(j);
-      }
-      t.g(j) += precision::convert<A>(X.values(k)) * ui;
+      const std::int32_t j = col[k];
+      listed[n] = j;
+      n += g[j] == A(0) ? 1 : 0;
+      g[j] += precision::convert<A>(val[k]) * ui;
     }
   }
+  t.columns.resize(n);
 }
 
 /// v(j) −= step·g(j) on the touched columns, then clears them: the sparse part of a lazily
@@ -109,7 +144,6 @@ void apply_touched(const Vector<A>& v, TouchedGradient<A>& t, A step) {
   for (const std::int32_t j : t.columns) {
     v(j) -= step * t.g(j);
     t.g(j) = A(0);
-    t.seen[std::size_t(j)] = 0;
   }
   t.columns.clear();
 }

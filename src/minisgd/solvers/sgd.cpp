@@ -104,8 +104,7 @@ void SgdStepper<S, A>::lazy_step(const StepSpec& s, Timers::Sequence& phases) {
       phases.enter("margins");
     else
       phases.enter("gradient");
-    csr_margins(data_.csr, first, w_, z_);  // x·v, then the scale: x·w = scale·(x·v)
-    for (std::int64_t i = 0; i < local_batch_; ++i) z_(i) *= scale_;
+    csr_margins_prefetched(data_.csr, first, w_, scale_, z_, touched_);  // x·w = scale·(x·v)
     if (column) {
       phases.enter("allreduce");
       comm::allreduce(comm_, z_);

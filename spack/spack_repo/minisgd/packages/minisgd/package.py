@@ -65,6 +65,7 @@ class Minisgd(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("cli11")
     depends_on("nlohmann-json")
     depends_on("random123")
+    depends_on("xxhash")  # header only: data.hash_bits
     depends_on("googletest", when="+tests")  # linked into the test programs
     depends_on("benchmark", when="+benchmarks")
     depends_on("onednn", when="+onednn")
