@@ -21,8 +21,8 @@ for m in none cast topk gtopk qsgd global-qsgd aps loco; do
   /usr/bin/python3 - "$dir/$m.json" "$m" "$rss" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-res, comm = r["result"], r.get("communication", {})
-sent = comm.get("bytes_sent_per_step", comm.get("training", {}).get("bytes_per_step", float("nan")))
+res = r["result"]
+sent = r["compression"]["bytes_per_step"]
 print(f"{sys.argv[2]:<12} {res['final_loss']:10.6f} {res['samples_per_s']:12.4g} {sent:14.4g} {sys.argv[3]}")
 PY
 done
