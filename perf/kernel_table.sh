@@ -66,7 +66,9 @@ def table(by_name):
                              ceiling="model: 4d at triad" if kernel.startswith("BM_Compress")
                              else "roofline (triad)" if kernel.startswith("BM_SparseStep") else "triad",
                              fraction=b["of_triad"],
-                             fraction_cpu=b["of_triad_cpu"], extra=of_copy(b).lstrip("; ")))
+                             fraction_cpu=b["of_triad_cpu"], extra=(of_copy(b) + (
+                                 "; %.3g samples/s, %.1f ns/nnz, in cache %.1f" % (b["samples/s"], b["ns/nnz"], b["in_cache_ns/nnz"])
+                                 if "ns/nnz" in b else "")).lstrip("; ")))
         elif kernel.startswith("BM_Gram") or kernel.startswith("BM_Sgemm"):
             s = shape(name)
             sgemm = by_name.get(re.sub(r"^BM_\w+", "BM_SgemmWholeGram", name))

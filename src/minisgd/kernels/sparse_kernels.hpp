@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"
@@ -78,7 +79,9 @@ struct TouchedGradient {
   Vector<A> g;                        // zero outside `columns` between steps
   std::vector<std::int32_t> columns;  // the batch's columns, in first-touch order
 
-  explicit TouchedGradient(std::int64_t n = 0) : g("g_touched", n) {}
+  // In 2 MiB pages: a batch touches columns all over g, and in 4 KiB pages each is a TLB miss.
+  explicit TouchedGradient(std::int64_t n = 0)
+      : g(zeroed_in_huge_pages<Vector<A>>("g_touched", n)) {}
 };
 
 /// Host backends: the lazily scaled step's margins z(i) = scale·(x_{first+i}·v), csr_row_dot's

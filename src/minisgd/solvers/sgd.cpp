@@ -29,6 +29,10 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
           (data.part.decomposition == Decomposition::column ||
            (comm.size() == 1 && c.compression.method == CompressionMethod::none));
   if (lazy_) touched_ = TouchedGradient<A>(data.part.local_cols());
+  if (data.sparse()) {  // gathered and scattered at random columns: 2 MiB pages spare the TLB
+    w_ = zeroed_in_huge_pages<Vector<A>>("w", data.part.local_cols());
+    g_ = zeroed_in_huge_pages<Vector<A>>("g", data.part.local_cols());
+  }
   if (data.part.decomposition == Decomposition::row) {
     reduced_ = Vector<A>("g_reduced", data.part.local_cols());
     compressor_ = compress::make_compressor<A>(c.compression, c.run.seed,
