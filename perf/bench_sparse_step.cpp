@@ -1,5 +1,5 @@
 // One SGD step on a sparse share at P = 1 (the lazily scaled step of solvers/sgd.cpp: margins
-// x·v, derivatives, the gradient on the touched columns, their update), on rows shaped like
+// x·v, then the derivatives with the update of the batch's columns), on rows shaped like
 // rcv1 and url (features, mean nonzeros and their Zipf law from data/sparse_synthetic.hpp),
 // stored as S. Its roofline streams the batch's values and indices once and gathers a weight
 // for each of them, besides the labels and row offsets:
@@ -75,14 +75,12 @@ void BM_SparseStep(benchmark::State& state) {
         KOKKOS_LAMBDA(const std::int64_t i) { y(i) = ((i * 2654435761u) >> 7) & 1 ? 1.0 : -1.0; });
     const Vector<A> v = zeroed_in_huge_pages<Vector<A>>("v", d);  // as SgdStepper's
     Vector<A> z("z", b), u("u", b);
-    TouchedGradient<A> touched(d);
     const std::int64_t batches = m / b;
     A scale = A(1);
     const auto step = [&](std::int64_t first) {
-      csr_margins_prefetched(X, first, v, scale, z, touched);
-      csr_touched_gradient<Loss::logistic>(X, first, y, z, u, touched);
+      csr_margins_prefetched(X, first, v, scale, z);
       scale *= A(1 - 1e-7);
-      apply_touched(v, touched, A(1e-2) / scale);
+      csr_direct_update<Loss::logistic>(X, first, y, z, u, v, A(1e-2) / scale);
     };
     step(0);
     std::int64_t t = 0, nnz = 0;

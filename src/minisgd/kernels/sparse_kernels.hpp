@@ -10,7 +10,6 @@
 // thread (a batch's nonzeros are few), on devices with atomic additions (the order is then
 // the device's).
 #include <cstdint>
-#include <vector>
 
 #include "minisgd/core/huge_pages.hpp"
 #include "minisgd/core/kokkos.hpp"
@@ -72,38 +71,22 @@ void csr_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<doubl
   }
 }
 
-/// The columns a batch touches, each once, and its gradient on them alone: what a lazily
-/// scaled step needs (host backends; O(nonzeros of the batch), no pass over d).
-template <class A>
-struct TouchedGradient {
-  Vector<A> g;                        // zero outside `columns` between steps
-  std::vector<std::int32_t> columns;  // the batch's columns, in first-touch order
-
-  // In 2 MiB pages: a batch touches columns all over g, and in 4 KiB pages each is a TLB miss.
-  explicit TouchedGradient(std::int64_t n = 0)
-      : g(zeroed_in_huge_pages<Vector<A>>("g_touched", n)) {}
-};
-
 /// Host backends: the lazily scaled step's margins z(i) = scale·(x_{first+i}·v), csr_row_dot's
-/// sums, with the weights and gradient entries a few values ahead asked of memory early: on
-/// rows of millions of columns most are cache misses, and this way they overlap.
+/// sums, with the weights a few values ahead asked of memory early (for writing: the update
+/// follows): on rows of millions of columns most are cache misses, and this way they overlap.
 template <class S, class A>
 void csr_margins_prefetched(const SparseRows<S>& X, std::int64_t first, const Vector<A>& v, A scale,
-                            const Vector<A>& z, const TouchedGradient<A>& t) {
+                            const Vector<A>& z) {
   static_assert(kHostMemory, "host backends only");
   constexpr int kLanes = sgd_detail::kLanes, kAhead = 16;
   const std::int32_t* const col = X.entries.data();
   const S* const val = X.values.data();
   const A* const w = v.data();
-  A* const g = t.g.data();
   const std::int64_t end = X.row_map(first + std::int64_t(z.extent(0)));
   for (std::int64_t i = 0; i < std::int64_t(z.extent(0)); ++i) {
     A part[kLanes] = {};
     for (std::int64_t k = X.row_map(first + i); k < X.row_map(first + i + 1); ++k) {
-      if (k + kAhead < end) {
-        __builtin_prefetch(w + col[k + kAhead]);
-        __builtin_prefetch(g + col[k + kAhead], 1);
-      }
+      if (k + kAhead < end) __builtin_prefetch(w + col[k + kAhead], 1);
       part[std::uint32_t(col[k]) % kLanes] += precision::convert<A>(val[k]) * w[col[k]];
     }
     for (int half = kLanes / 2; half > 0; half /= 2)
@@ -112,43 +95,25 @@ void csr_margins_prefetched(const SparseRows<S>& X, std::int64_t first, const Ve
   }
 }
 
-/// Host backends: the batch's derivatives u from the margins z and its gradient X_Bᵀu on the
-/// columns it touches, into t (the same products added in the same row order as csr_gradient).
+/// Host backends: the batch's derivatives u from the margins z, and v(j) −= step·x_ij·u_i for
+/// each of its values in row order: the gradient applied as it is formed, with no gradient
+/// vector (the lines of v were just read by the margins). A column that occurs in several rows
+/// of the batch takes its terms one at a time rather than summed first, so the weights agree
+/// with the summed update to rounding, not bit for bit.
 template <Loss L, class S, class A>
-void csr_touched_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<double>& y,
-                          const Vector<A>& z, const Vector<A>& u, TouchedGradient<A>& t) {
+void csr_direct_update(const SparseRows<S>& X, std::int64_t first, const Vector<double>& y,
+                       const Vector<A>& z, const Vector<A>& u, const Vector<A>& v, A step) {
   static_assert(kHostMemory, "host backends only");
-  const std::int64_t b = std::int64_t(z.extent(0)), k0 = X.row_map(first);
   const std::int32_t* const col = X.entries.data();
   const S* const val = X.values.data();
-  A* const g = t.g.data();
-  // A column is listed when its sum is still zero, without a branch (a first touch is
-  // unpredictable): listed twice (a sum that returned to zero), its second update subtracts zero.
-  t.columns.resize(std::size_t(X.row_map(first + b) - k0));
-  std::int32_t* const listed = t.columns.data();
-  std::size_t n = 0;
-  for (std::int64_t i = 0; i < b; ++i) {
+  A* const w = v.data();
+  for (std::int64_t i = 0; i < std::int64_t(z.extent(0)); ++i) {
     const A ui = loss_derivative<L>(z(i), A(y(first + i)));
     u(i) = ui;
-    for (std::int64_t k = X.row_map(first + i); k < X.row_map(first + i + 1); ++k) {
-      const std::int32_t j = col[k];
-      listed[n] = j;
-      n += g[j] == A(0) ? 1 : 0;
-      g[j] += precision::convert<A>(val[k]) * ui;
-    }
+    const A s = step * ui;
+    for (std::int64_t k = X.row_map(first + i); k < X.row_map(first + i + 1); ++k)
+      w[col[k]] -= s * precision::convert<A>(val[k]);
   }
-  t.columns.resize(n);
-}
-
-/// v(j) −= step·g(j) on the touched columns, then clears them: the sparse part of a lazily
-/// scaled SGD update w = a·v (the scale a carries ρ).
-template <class A>
-void apply_touched(const Vector<A>& v, TouchedGradient<A>& t, A step) {
-  for (const std::int32_t j : t.columns) {
-    v(j) -= step * t.g(j);
-    t.g(j) = A(0);
-  }
-  t.columns.clear();
 }
 
 }  // namespace minisgd

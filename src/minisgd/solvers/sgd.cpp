@@ -28,7 +28,6 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
           c.solver.averaging == Averaging::none &&
           (data.part.decomposition == Decomposition::column ||
            (comm.size() == 1 && c.compression.method == CompressionMethod::none));
-  if (lazy_) touched_ = TouchedGradient<A>(data.part.local_cols());
   if (data.sparse()) {  // gathered and scattered at random columns: 2 MiB pages spare the TLB
     w_ = zeroed_in_huge_pages<Vector<A>>("w", data.part.local_cols());
     g_ = zeroed_in_huge_pages<Vector<A>>("g", data.part.local_cols());
@@ -108,20 +107,19 @@ void SgdStepper<S, A>::lazy_step(const StepSpec& s, Timers::Sequence& phases) {
       phases.enter("margins");
     else
       phases.enter("gradient");
-    csr_margins_prefetched(data_.csr, first, w_, scale_, z_, touched_);  // x·w = scale·(x·v)
+    csr_margins_prefetched(data_.csr, first, w_, scale_, z_);  // x·w = scale·(x·v)
     if (column) {
       phases.enter("allreduce");
       comm::allreduce(comm_, z_);
-      phases.enter("gradient");
     }
-    with_loss(loss_, [&](auto loss) {
-      csr_touched_gradient<decltype(loss)::value>(data_.csr, first, data_.y, z_, u_, touched_);
-    });
-    phases.enter("update");
-    // w' = ρ·w − (η/b)·g: scale' = ρ·scale, v' = v − (η/b)/scale'·g on the touched columns.
+    // w' = ρ·w − (η/b)·g: scale' = ρ·scale, v' = v − (η/b)/scale'·g on the batch's columns.
     if (A(s.rho) * scale_ < A(1e-20)) fold_scale();  // before the scale underflows
     scale_ = A(s.rho) * scale_;
-    apply_touched(w_, touched_, A(s.eta / double(batch_size_)) / scale_);
+    const A step = A(s.eta / double(batch_size_)) / scale_;
+    phases.enter("update");  // the derivatives and the update, fused
+    with_loss(loss_, [&](auto loss) {
+      csr_direct_update<decltype(loss)::value>(data_.csr, first, data_.y, z_, u_, w_, step);
+    });
   }
 }
 

@@ -51,7 +51,6 @@ class SgdStepper final : public Stepper {
   bool lazy_ = false;
   A scale_ = A(1);
   std::int64_t batch_size_ = 0;
-  TouchedGradient<A> touched_;
 };
 
 }  // namespace minisgd
