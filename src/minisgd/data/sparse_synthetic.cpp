@@ -83,7 +83,7 @@ void SparseRowGenerator::columns(std::int64_t r, std::vector<std::int64_t>& cols
     const double u = unit(h);
     const double x = std::abs(a) < 1e-9 ? std::exp(u * L) : std::exp(std::log1p(a * u * span) / a);
     const std::int64_t rank = std::clamp<std::int64_t>(std::int64_t(x - 1.0), 0, d - 1);
-    cols.push_back(std::int64_t((__int128(rank) * stride_ + 1) % d));
+    cols.push_back((rank * stride_ + 1) % d);  // both below 2^31: no overflow
   }
   std::sort(cols.begin(), cols.end());
   cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
