@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/data/sparse_synthetic.hpp"
 #include "minisgd/kernels/sparse_kernels.hpp"
 #include "support/ceilings.hpp"

@@ -11,7 +11,6 @@
 // the device's).
 #include <cstdint>
 
-#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/kernels/sgd_host_rows.hpp"

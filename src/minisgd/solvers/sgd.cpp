@@ -3,6 +3,7 @@
 #include <KokkosBlas1_scal.hpp>
 
 #include "minisgd/comm/view_collectives.hpp"
+#include "minisgd/core/huge_pages.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
 #include "minisgd/kernels/sparse_kernels.hpp"

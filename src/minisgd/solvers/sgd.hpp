@@ -5,7 +5,6 @@
 #include "minisgd/compress/compressor.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
-#include "minisgd/kernels/sparse_kernels.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/averaging.hpp"
 #include "minisgd/solvers/optimizer.hpp"
