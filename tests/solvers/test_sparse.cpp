@@ -3,6 +3,7 @@
 // not depend on P, the synthetic sparse kinds, and malformed sparse input named by file:line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -96,13 +97,24 @@ TEST(Sparse, SameWeightsAsDenseStorage) {
   }
 }
 
-// auto stores this file (2% dense) sparse, and says so in the report's description.
+// auto stores this file (2% dense) sparse, and says so in the report's problem.
 TEST(Sparse, AutoChoosesSparseForSparseData) {
   const std::string path = sparse_file("logistic");
   const RunOutcome a = run_quiet(deck(file_deck(path, "logistic", "auto", "step_size: 0.05")));
   const RunOutcome d = run_quiet(deck(file_deck(path, "logistic", "dense", "step_size: 0.05")));
   EXPECT_NE(a.report.dump().find("sparse:"), std::string::npos);
   EXPECT_EQ(d.report.dump().find("sparse:"), std::string::npos);
+  EXPECT_EQ(a.report["problem"]["layout"], "sparse");
+  EXPECT_EQ(d.report["problem"]["layout"], "dense");
+  EXPECT_FALSE(d.report["problem"].contains("nonzeros"));
+  // The file's values and the intercept's 1 in each row, the same count at every P.
+  std::int64_t nnz = a.report["problem"]["rows"].get<std::int64_t>();
+  for (std::ifstream in(path); in;) {
+    std::string line;
+    std::getline(in, line);
+    nnz += std::count(line.begin(), line.end(), ':');
+  }
+  EXPECT_EQ(a.report["problem"]["nonzeros"].get<std::int64_t>(), nnz);
 }
 
 TEST(Sparse, WeightsDoNotDependOnRankCount) {

@@ -153,7 +153,11 @@ Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::
                {"rows", s.data.part.rows},
                {"features", s.data.features},
                {"columns", s.data.part.cols},
+               {"layout", s.data.sparse() ? "sparse" : "dense"},
                {"matrix_bytes_per_rank", s.data.matrix_bytes()}};
+  // Every stored value is on one rank in either decomposition: the shares' counts add up.
+  const std::int64_t nnz = s.data.sparse() ? s.data.csr.nnz() : 0;
+  if (s.data.sparse()) t.problem["nonzeros"] = world.allreduce_value(nnz);
   t.data_load = to_json(s.load, world);
   t.kernels = s.stepper->kernels();
   t.compression = s.stepper->compression();

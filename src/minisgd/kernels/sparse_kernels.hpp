@@ -76,7 +76,8 @@ void csr_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<doubl
 template <class S, class A>
 void csr_margins_prefetched(const SparseRows<S>& X, std::int64_t first, const Vector<A>& v, A scale,
                             const Vector<A>& z) {
-  static_assert(kHostMemory && sizeof(S) > 0, "host backends only");  // dependent: fails only where used
+  static_assert(kHostMemory && sizeof(S) > 0,
+                "host backends only");  // dependent: fails only where used
   constexpr int kLanes = sgd_detail::kLanes, kAhead = 16;
   const std::int32_t* const col = X.entries.data();
   const S* const val = X.values.data();
@@ -102,7 +103,8 @@ void csr_margins_prefetched(const SparseRows<S>& X, std::int64_t first, const Ve
 template <Loss L, class S, class A>
 void csr_direct_update(const SparseRows<S>& X, std::int64_t first, const Vector<double>& y,
                        const Vector<A>& z, const Vector<A>& u, const Vector<A>& v, A step) {
-  static_assert(kHostMemory && sizeof(S) > 0, "host backends only");  // dependent: fails only where used
+  static_assert(kHostMemory && sizeof(S) > 0,
+                "host backends only");  // dependent: fails only where used
   const std::int32_t* const col = X.entries.data();
   const S* const val = X.values.data();
   A* const w = v.data();
