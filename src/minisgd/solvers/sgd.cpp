@@ -18,10 +18,8 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
       timers_(timers),
       loss_(c.model.loss),
       local_batch_(data.part.local_batch()),
-      w_("w", data.part.local_cols()),
       z_("z", local_batch_),
       u_("u", local_batch_),
-      g_("g", data.part.local_cols()),
       optimizer_(make_optimizer<A>(c, std::size_t(data.part.local_cols()))) {
   if (c.solver.averaging != Averaging::none) average_ = IterateAverage<A>(data.part.local_cols());
   batch_size_ = c.solver.batch_size;
@@ -29,10 +27,13 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
           c.solver.averaging == Averaging::none &&
           (data.part.decomposition == Decomposition::column ||
            (comm.size() == 1 && c.compression.method == CompressionMethod::none));
-  if (data.sparse()) {  // gathered and scattered at random columns: 2 MiB pages spare the TLB
-    w_ = zeroed_in_huge_pages<Vector<A>>("w", data.part.local_cols());
-    g_ = zeroed_in_huge_pages<Vector<A>>("g", data.part.local_cols());
-  }
+  // Sparse steps gather and scatter w and g at random columns: 2 MiB pages spare the TLB.
+  const auto vector = [&](const std::string& label) {
+    const std::int64_t n = data.part.local_cols();
+    return data.sparse() ? zeroed_in_huge_pages<Vector<A>>(label, n) : Vector<A>(label, n);
+  };
+  w_ = vector("w");
+  if (!lazy_) g_ = vector("g");  // the lazy step applies its gradient as it forms
   if (data.part.decomposition == Decomposition::row) {
     reduced_ = Vector<A>("g_reduced", data.part.local_cols());
     compressor_ = compress::make_compressor<A>(c.compression, c.run.seed,
