@@ -136,6 +136,36 @@ TEST(Sparse, WeightsDoNotDependOnRankCount) {
   }
 }
 
+// compression.method: sparse is an exact AllReduce of the touched coordinates: at every P (the
+// test runs at 1-4 ranks) and for every loss, the weights of compression none within rounding.
+TEST(Sparse, ExactSparseCompressionMatchesNone) {
+  for (const char* loss : {"logistic", "linear", "poisson"}) {
+    SCOPED_TRACE(loss);
+    const std::string yaml =
+        "run: {seed: 5}\n"
+        "data: {source: synthetic, layout: sparse, synthetic: {kind: sparse, rows: 600, "
+        "features: 5000, nnz_per_row: 20, zipf: 1.1}}\n"
+        "model: {loss: " +
+        std::string(loss) +
+        ", l2: 1.0e-4}\n"
+        "solver: {batch_size: 16, epochs: 2, step_size: 0.2}\nprecision: {preset: fp64}\n";
+    const RunOutcome none = run_quiet(deck(yaml, {"compression.method=none"}), MPI_COMM_WORLD);
+    const RunOutcome sparse = run_quiet(deck(yaml, {"compression.method=sparse"}), MPI_COMM_WORLD);
+    EXPECT_LT(test::relative_difference(sparse.weights, none.weights), 1e-12);
+    EXPECT_LT(sparse.result.final_loss, sparse.result.initial_loss);
+  }
+}
+
+TEST(Sparse, ExactSparseCompressionRefusals) {
+  EXPECT_TRUE(
+      test::refused("data: {layout: sparse, synthetic: {kind: sparse}}\n"
+                    "solver: {decomposition: column}\ncompression: {method: sparse}\n",
+                    "solver.decomposition is column"));
+  EXPECT_TRUE(test::refused(
+      "data: {layout: dense, synthetic: {kind: synth}}\ncompression: {method: sparse}\n",
+      "data.layout is dense"));
+}
+
 // Every loss learns from its planted sparse w*, in every storage precision.
 TEST(Sparse, SyntheticKindsTrainEveryLoss) {
   for (const char* loss : {"logistic", "linear", "poisson"}) {

@@ -3,6 +3,7 @@
 #include "minisgd/compress/aps.hpp"
 #include "minisgd/compress/cast.hpp"
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/exact_sparse.hpp"
 #include "minisgd/compress/global_qsgd.hpp"
 #include "minisgd/compress/gtopk.hpp"
 #include "minisgd/compress/loco.hpp"
@@ -32,6 +33,7 @@ std::unique_ptr<Compressor<T>> make_compressor(const CompressionConfig& c, std::
     case CompressionMethod::loco:
       return std::make_unique<Loco<T>>(comm, d, c.loco.bits, c.loco.beta, c.loco.reset_period,
                                        std::size_t(c.loco.group_size));
+    case CompressionMethod::sparse: return std::make_unique<ExactSparse<T>>(comm, d);
   }
   throw std::invalid_argument(std::string("no compressor for method ") + to_string(c.method));
 }

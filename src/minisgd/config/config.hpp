@@ -93,8 +93,8 @@ constexpr NameTable<Layout, 3> names(Layout) {
 }
 
 /// compression.method (docs/compression.md).
-enum class CompressionMethod { none, cast, topk, qsgd, aps, global_qsgd, gtopk, loco };
-constexpr NameTable<CompressionMethod, 8> names(CompressionMethod) {
+enum class CompressionMethod { none, cast, topk, qsgd, aps, global_qsgd, gtopk, loco, sparse };
+constexpr NameTable<CompressionMethod, 9> names(CompressionMethod) {
   return {{{CompressionMethod::none, "none"},
            {CompressionMethod::cast, "cast"},
            {CompressionMethod::topk, "topk"},
@@ -102,7 +102,8 @@ constexpr NameTable<CompressionMethod, 8> names(CompressionMethod) {
            {CompressionMethod::aps, "aps"},
            {CompressionMethod::global_qsgd, "global-qsgd"},
            {CompressionMethod::gtopk, "gtopk"},
-           {CompressionMethod::loco, "loco"}}};
+           {CompressionMethod::loco, "loco"},
+           {CompressionMethod::sparse, "sparse"}}};
 }
 
 /// cast.format: the 16-bit format the gradient travels and is summed in.

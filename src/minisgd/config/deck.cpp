@@ -223,12 +223,17 @@ void read_precision(DeckSection s, PrecisionConfig& c, Method method) {
 
 /// compression.method and one map of parameters per method; every map is checked, so a deck
 /// can carry several and switch with --set compression.method=...
-void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& solver) {
+void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& solver,
+                      const DataConfig& data) {
   c.method = s.choice("method", c.method);
   if (c.method != CompressionMethod::none && solver.decomposition == Decomposition::column)
     s.fail("method",
            "compresses the gradient AllReduce of the row decomposition, but "
            "solver.decomposition is column");
+  if (c.method == CompressionMethod::sparse && data.layout == Layout::dense)
+    s.fail("method",
+           "sparse sends the nonzero gradient entries of sparse rows, but data.layout is "
+           "dense; use data.layout: sparse (or auto) or compression.method: none");
   DeckSection cast = s.section("cast");
   c.cast.format = cast.choice("format", c.cast.format);
   cast.finish();
@@ -419,7 +424,7 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
   read_model(top.section("model"), c.model);
   read_solver(top.section("solver"), c.solver, c.model.l2);
   read_precision(top.section("precision"), c.precision, c.solver.method);
-  read_compression(top.section("compression"), c.compression, c.solver);
+  read_compression(top.section("compression"), c.compression, c.solver, c.data);
   read_comm(top.section("comm"), c.comm, c.compression);
   read_output(top.section("output"), c.output);
   read_validation(top.section("validation"), c.validation);

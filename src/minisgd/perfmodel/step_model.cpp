@@ -176,6 +176,11 @@ void gradient_exchange(Ledger& L, double d) {
       L.allgather(chunk);
       break;
     }
+    case CompressionMethod::sparse:  // the counts, then indices and values: at worst all d
+      L.allgather(8);
+      L.allgather(4 * d);
+      L.allgather(A * d);
+      break;
   }
 }
 
