@@ -19,7 +19,9 @@
 # daemon's PMIx server over loopback (another namespace), so the PMIx server is told to
 # accept remote connections and to publish its bridge address
 # (PMIX_MCA_ptl_tcp_remote_connections=1, PMIX_MCA_ptl_tcp_if_include=br0); the ranks
-# reach it over their veth link like any other host.  The MPI traffic itself is TCP only
+# reach it over their veth link like any other host.  Without these two, MPI_Init fails in
+# every rank ("OPAL ERROR: Unreachable in file ext3x_client.c"): the PMIx server listens on
+# loopback only, and the ranks' loopback is their own namespace's.  The MPI traffic itself is TCP only
 # (--mca btl tcp,self) on msgd0, so every byte between ranks crosses the shaped links.
 #
 # Shaping: netem (delay + rate) when the kernel has sch_netem; otherwise tbf (rate only) and
@@ -137,21 +139,27 @@ EOF
   return $rc
 }
 
-measure() {  # PROFILE: iperf3 (bandwidth) + ping (latency) between r0 and r1
-  local prof=$1 prefix="$TAG-$$"
-  command -v iperf3 >/dev/null || die "measure needs iperf3 (apt-get install -y iperf3)"
-  # shellcheck disable=SC2064
-  trap "down '$prefix'" EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
-  up 2 "$prof" "$prefix"
-  ip netns exec "$prefix-r1" iperf3 -s -1 -D -B "$NET.2" >/dev/null
-  sleep 0.5
-  echo "profile $prof: r0 -> r1"
-  ip netns exec "$prefix-r0" iperf3 -c "$NET.2" -t 3 -f g | grep -E 'sender|receiver'
-  if command -v ping >/dev/null; then
-    ip netns exec "$prefix-r0" ping -c 20 -i 0.05 -q "$NET.2" | tail -1
+measure() {  # PROFILE: iperf3 (TCP bandwidth) and an MPI ping-pong between r0 and r1
+  local prof=$1 prefix="$TAG-$$" here pp
+  here=$(cd "$(dirname "$0")" && pwd)
+  if command -v iperf3 >/dev/null; then
+    (
+      # shellcheck disable=SC2064
+      trap "down '$prefix'" EXIT
+      up 2 "$prof" "$prefix"
+      ip netns exec "$prefix-r1" iperf3 -s -1 -D -B "$NET.2" >/dev/null
+      sleep 0.5
+      ip netns exec "$prefix-r0" iperf3 -c "$NET.2" -t 3 -f g | grep -E 'receiver' |
+        awk -v p="$prof" '{print "iperf3 " p ": " $(NF-2), $(NF-1)}'
+    )
+  else
+    echo "links.sh: no iperf3 (apt-get install -y iperf3): TCP stream skipped" >&2
   fi
+  command -v mpicc >/dev/null || die "measure needs mpicc for the ping-pong"
+  pp=$(mktemp /tmp/msgd-pp.XXXXXX)
+  mpicc -O2 -o "$pp" "$here/pingpong.c"
+  "$0" run 2 "$prof" -- "$pp" || { rm -f "$pp"; return 1; }
+  rm -f "$pp"
 }
 
 cmd=${1:-}
