@@ -5,8 +5,11 @@
 #   links.sh up P PROFILE              make P rank namespaces + a hub namespace
 #   links.sh run P PROFILE -- PROG...  up, mpirun PROG over TCP only, down (also on failure/kill)
 #   links.sh down [PREFIX]             remove everything made (all msgd-* when no prefix)
-#   links.sh check                     print anything left behind; non-zero if any
+#   links.sh check [PREFIX]            print anything left behind; non-zero if any
 #   links.sh measure PROFILE           bandwidth + latency between two rank namespaces
+#
+# MSGD_NET_PREFIX names the namespaces (default msgd-<pid>; must start with "msgd-").
+# A `run` stopped by INT/TERM stops mpirun and tears down; after a SIGKILL, `down` cleans up.
 #
 # PROFILE: 1g (1 Gbit/s, 50 us), 10g (10 Gbit/s, 10 us), 100g (100 Gbit/s, 2 us), none.
 # Runs as root (ip netns, tc).  Layout, for prefix msgd-<pid>:
@@ -32,6 +35,9 @@ set -euo pipefail
 readonly TAG=msgd
 readonly NET=10.54.0
 readonly HUBIP=$NET.254
+PREFIX=${MSGD_NET_PREFIX:-$TAG-$$}
+[[ "$PREFIX" == "$TAG"-* ]] || { echo "links.sh: MSGD_NET_PREFIX must start with $TAG-" >&2; exit 2; }
+MPIPID=""
 
 die() { echo "links.sh: $*" >&2; exit 2; }
 
@@ -103,9 +109,9 @@ down() {  # [PREFIX]: deleting a namespace deletes its veths, bridge and qdiscs
   done
 }
 
-check() {  # anything of ours left: namespaces, or links named msgd* in the root namespace
-  local left
-  left=$( { ip netns list | awk '{print $1}' | grep "^$TAG-" || true
+check() {  # [PREFIX]: our namespaces left, or links named msgd* in the root namespace
+  local left pat="^${1:-$TAG}-"
+  left=$( { ip netns list | awk '{print $1}' | grep "$pat" || true
             ip -o link show | awk -F': ' '{print $2}' | grep "^$TAG" || true; } )
   if [[ -n "$left" ]]; then
     echo "links.sh: left behind:"; echo "$left"; return 1
@@ -113,16 +119,24 @@ check() {  # anything of ours left: namespaces, or links named msgd* in the root
   return 0
 }
 
+stop_mpi() {  # mpirun passes the TERM on to its ranks
+  [[ -n "$MPIPID" ]] || return 0
+  kill -TERM "$MPIPID" 2>/dev/null || true
+  wait "$MPIPID" 2>/dev/null || true
+}
+
 run() {  # P PROFILE -- PROG ARGS...
-  local p=$1 prof=$2 prefix="$TAG-$$" wrap
+  local p=$1 prof=$2 prefix=$PREFIX wrap
   shift 2
   [[ "${1:-}" == "--" ]] && shift
   [[ $# -ge 1 ]] || die "run: no program"
   wrap=$(mktemp /tmp/msgd-wrap.XXXXXX)
   # shellcheck disable=SC2064  # expand now: the trap must know this run's prefix
   trap "down '$prefix'; rm -f '$wrap'" EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  # mpirun runs in the background and the shell waits for it: a shell waiting on a foreground
+  # child would run these traps only once the child had finished on its own.
+  trap 'stop_mpi; exit 130' INT
+  trap 'stop_mpi; exit 143' TERM
   up "$p" "$prof" "$prefix"
   cat > "$wrap" <<EOF
 #!/bin/sh
@@ -135,12 +149,15 @@ EOF
     ip netns exec "$prefix-hub" mpirun -np "$p" --oversubscribe \
       --mca btl tcp,self --mca btl_tcp_if_include msgd0 --mca oob_tcp_if_include br0 \
       -x PMIX_MCA_ptl_tcp_remote_connections -x PMIX_MCA_ptl_tcp_if_include \
-      "$wrap" "$@" || rc=$?
+      "$wrap" "$@" &
+  MPIPID=$!
+  wait "$MPIPID" || rc=$?
+  MPIPID=""
   return $rc
 }
 
 measure() {  # PROFILE: iperf3 (TCP bandwidth) and an MPI ping-pong between r0 and r1
-  local prof=$1 prefix="$TAG-$$" here pp
+  local prof=$1 prefix=$PREFIX here pp
   here=$(cd "$(dirname "$0")" && pwd)
   if command -v iperf3 >/dev/null; then
     (
@@ -158,17 +175,17 @@ measure() {  # PROFILE: iperf3 (TCP bandwidth) and an MPI ping-pong between r0 a
   command -v mpicc >/dev/null || die "measure needs mpicc for the ping-pong"
   pp=$(mktemp /tmp/msgd-pp.XXXXXX)
   mpicc -O2 -o "$pp" "$here/pingpong.c"
-  "$0" run 2 "$prof" -- "$pp" || { rm -f "$pp"; return 1; }
+  MSGD_NET_PREFIX="$prefix-p" "$0" run 2 "$prof" -- "$pp" || { rm -f "$pp"; return 1; }
   rm -f "$pp"
 }
 
 cmd=${1:-}
 [[ -n "$cmd" ]] && shift
 case "$cmd" in
-  up) [[ $# -ge 2 ]] || die "up P PROFILE"; up "$1" "$2" "$TAG-$$"; echo "$TAG-$$" ;;
+  up) [[ $# -ge 2 ]] || die "up P PROFILE"; up "$1" "$2" "$PREFIX"; echo "$PREFIX" ;;
   run) [[ $# -ge 3 ]] || die "run P PROFILE -- PROG..."; run "$@" ;;
   down) down "${1:-}" ;;
-  check) check ;;
+  check) check "${1:-}" ;;
   measure) [[ $# -ge 1 ]] || die "measure PROFILE"; measure "${@: -1}" ;;
-  *) sed -n '2,10p' "$0"; exit 2 ;;
+  *) sed -n '2,12p' "$0"; exit 2 ;;
 esac
