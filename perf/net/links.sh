@@ -182,7 +182,12 @@ measure() {  # PROFILE: iperf3 (TCP bandwidth) and an MPI ping-pong between r0 a
 cmd=${1:-}
 [[ -n "$cmd" ]] && shift
 case "$cmd" in
-  up) [[ $# -ge 2 ]] || die "up P PROFILE"; up "$1" "$2" "$PREFIX"; echo "$PREFIX" ;;
+  up)
+    [[ $# -ge 2 ]] || die "up P PROFILE"
+    trap '[[ -n "${made:-}" ]] || down "$PREFIX"' EXIT  # a failed up leaves nothing half-made
+    up "$1" "$2" "$PREFIX"
+    made=1
+    echo "$PREFIX" ;;
   run) [[ $# -ge 3 ]] || die "run P PROFILE -- PROG..."; run "$@" ;;
   down) down "${1:-}" ;;
   check) check "${1:-}" ;;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf/net/links.sh leaves nothing behind: after up + down, after a failed run, and after a run
+# perf/net/links.sh leaves nothing behind: after up + down, a failed up, a failed run, and a run
 # stopped by SIGTERM.  Exits 77 (ctest SKIP) where not root or network namespaces are
 # unavailable (a container without CAP_SYS_ADMIN, no iproute2).
 set -uo pipefail
@@ -19,6 +19,11 @@ MSGD_NET_PREFIX=$pfx "$links" up 3 1g >/dev/null 2>&1 || fail "up 3 1g failed"
 "$links" check "$pfx" >/dev/null && fail "check saw nothing while up"
 "$links" down "$pfx" || fail "down failed"
 "$links" check "$pfx" || fail "left behind after down"
+
+# An up that fails half-way (rank 1's namespace already taken) leaves nothing either.
+ip netns add "$pfx-r1"
+MSGD_NET_PREFIX=$pfx "$links" up 3 none >/dev/null 2>&1 && fail "up over a taken namespace returned 0"
+"$links" check "$pfx" || fail "left behind after a failed up"
 
 # A failed run tears down.
 if command -v mpirun >/dev/null; then
