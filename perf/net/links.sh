@@ -6,7 +6,7 @@
 #   links.sh run P PROFILE -- PROG...  up, mpirun PROG over TCP only, down (also on failure/kill)
 #   links.sh down [PREFIX]             remove everything made (all msgd-* when no prefix)
 #   links.sh check [PREFIX]            print anything left behind; non-zero if any
-#   links.sh measure PROFILE           bandwidth + latency between two rank namespaces
+#   links.sh measure [P] PROFILE       bandwidth + latency between two rank namespaces (P unused)
 #
 # MSGD_NET_PREFIX names the namespaces (default msgd-<pid>; must start with "msgd-").
 # A `run` stopped by INT/TERM stops mpirun and tears down; after a SIGKILL, `down` cleans up.
@@ -24,12 +24,12 @@
 # (PMIX_MCA_ptl_tcp_remote_connections=1, PMIX_MCA_ptl_tcp_if_include=br0); the ranks
 # reach it over their veth link like any other host.  Without these two, MPI_Init fails in
 # every rank ("OPAL ERROR: Unreachable in file ext3x_client.c"): the PMIx server listens on
-# loopback only, and the ranks' loopback is their own namespace's.  The MPI traffic itself is TCP only
-# (--mca btl tcp,self) on msgd0, so every byte between ranks crosses the shaped links.
+# loopback only, and the ranks' loopback is their own namespace's.  The MPI traffic itself is
+# TCP only (--mca btl tcp,self) on msgd0, so every byte between ranks crosses the shaped links.
 #
 # Shaping: netem (delay + rate) when the kernel has sch_netem; otherwise tbf (rate only) and
-# a warning that the delay is not emulated (the development container's kernel has no
-# netem).  Both directions are shaped: egress of msgd0 in the rank, egress of r<i> in the hub.
+# a warning that the delay is not emulated (the development VM's kernel is built without
+# CONFIG_NET_SCH_NETEM, so the netem branch has not been run there).  Both directions are shaped: egress of msgd0 in the rank, egress of r<i> in the hub.
 set -euo pipefail
 
 readonly TAG=msgd
