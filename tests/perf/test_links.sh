@@ -11,6 +11,12 @@ fail() { echo "FAIL: $*"; "$links" down "$pfx" >/dev/null 2>&1; exit 1; }
 { command -v ip && command -v tc; } >/dev/null || skip "no ip/tc (iproute2)"
 pfx=msgd-t$$
 ip netns add "$pfx-probe" 2>/dev/null || skip "cannot create a network namespace"
+# The shaping needs a veth pair and tbf: a kernel without them is a machine this cannot run on.
+if ! ip -n "$pfx-probe" link add p0 type veth peer name p1 2>/dev/null ||
+   ! ip netns exec "$pfx-probe" tc qdisc add dev p0 root tbf rate 1gbit burst 256kb latency 10ms 2>/dev/null; then
+  ip netns del "$pfx-probe"
+  skip "no veth or tbf in this kernel"
+fi
 ip netns del "$pfx-probe"
 
 # up + down, shaped: check must see the namespaces while up and nothing after down.
