@@ -526,7 +526,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
   }
   const std::string transfer = curve.empty() ? "" : ",\n  transfer_us: [" + curve + "]";
   // ns per value, by the deck's method names, for the methods `has`
-  const auto per_method = [](const std::array<double, 9>& figures, auto has) {
+  const auto per_method = [](const perfmodel::PerMethod& figures, auto has) {
     std::string out;
     for (const auto& [method, name] : names(CompressionMethod{})) {
       if (!has(method)) continue;

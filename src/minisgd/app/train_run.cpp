@@ -156,8 +156,7 @@ Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::
                {"layout", s.data.sparse() ? "sparse" : "dense"},
                {"matrix_bytes_per_rank", s.data.matrix_bytes()}};
   // Every stored value is on one rank in either decomposition: the shares' counts add up.
-  const std::int64_t nnz = s.data.sparse() ? s.data.csr.nnz() : 0;
-  if (s.data.sparse()) t.problem["nonzeros"] = world.allreduce_value(nnz);
+  if (s.data.sparse()) t.problem["nonzeros"] = world.allreduce_value(s.data.csr.nnz());
   t.data_load = to_json(s.load, world);
   t.kernels = s.stepper->kernels();
   t.compression = s.stepper->compression();

@@ -148,7 +148,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.transfer = network.pairs("transfer_us", "bytes", "us", 1, 1e-6, true, true);
   m.network_ranks = network.optional("ranks", 1, 0);
   // Optional sections of ns per value by the deck's method names, for the methods `has`.
-  const auto per_method = [&](const char* key, std::array<double, 9>& figures, auto has) {
+  const auto per_method = [&](const char* key, PerMethod& figures, auto has) {
     if (!root[key]) return;
     Section section(root, key, origin);
     for (const auto& [method, name] : names(CompressionMethod{}))

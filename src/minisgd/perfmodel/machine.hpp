@@ -11,6 +11,9 @@
 
 namespace minisgd::perfmodel {
 
+/// One figure per compression method, indexed by CompressionMethod: sized by its name table.
+using PerMethod = std::array<double, names(CompressionMethod{}).size()>;
+
 struct Machine {
   std::string name;
   std::string source;  // where the figures come from
@@ -49,12 +52,12 @@ struct Machine {
   // Per gradient value, each compressor's encode and decode at one rank with its default
   // parameters, by CompressionMethod (perf/calibrate; the `compressors` section); 0 where not
   // measured: then four passes over the gradient at the streaming rate.
-  std::array<double, 9> compress_value_s{};
+  PerMethod compress_value_s{};
   // Per value merged, the arithmetic a merge collective does on each value it receives (decode
   // both, combine, re-encode; a top-k merge per pair), by CompressionMethod: cast, gtopk, aps,
   // and global-qsgd with exponential dithering (perf/calibrate; the `merges` section); 0 where
   // not measured: then not priced.
-  std::array<double, 9> merge_value_s{};
+  PerMethod merge_value_s{};
   // Per weight, each optimizer's update beyond plain SGD's, by OptimizerKind (perf/calibrate;
   // kernels.momentum_ns and adam_ns; 0 where not measured).
   std::array<double, 3> update_value_s{};
