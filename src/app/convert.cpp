@@ -1,6 +1,7 @@
-// minisgd-convert IN.libsvm OUT.bin [--format fp32|bf16|...] [--features N]
-// Converts a LIBSVM file once into the binary format (docs/data.md) that every later run
-// reads in parallel at disk speed. Runs on any number of MPI ranks (each parses its part).
+// minisgd-convert IN.libsvm OUT.bin [--format fp32|bf16|...] [--features N] [--layout L]
+// Converts a LIBSVM file once into a binary file (docs/data.md), dense rows or compressed sparse
+// rows, that every later run reads in parallel at disk speed. Runs on any number of MPI ranks
+// (each parses its part).
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include "minisgd/app/collective.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/config.hpp"
+#include "minisgd/data/binary_format.hpp"
 #include "minisgd/data/text_loader.hpp"
 #include "minisgd/precision/dispatch.hpp"
 #include "minisgd/version.hpp"
@@ -19,12 +21,16 @@ namespace {
 int convert_main(int argc, char** argv) {
   minisgd::comm::MpiCommunicator world(MPI_COMM_WORLD);
   CLI::App app{"minisgd-convert: a LIBSVM file to minisgd's binary data format"};
-  std::string in, out, format = "fp32";
+  std::string in, out, format = "fp32", layout = "auto";
   std::int64_t features = 0;
   app.add_option("input", in, "LIBSVM text file")->required();
   app.add_option("output", out, "binary file to write (atomically)")->required();
   app.add_option("--format", format, "element format the values are rounded to (precision.data)");
   app.add_option("--features", features, "number of features d (0: the largest index)");
+  app.add_option("--layout", layout,
+                 "dense rows, compressed sparse rows, or auto: sparse below "
+                 "10% nonzeros")
+      ->check(CLI::IsMember({"auto", "dense", "sparse"}));
   app.set_version_flag("--version", std::string("minisgd-convert ") + MINISGD_VERSION);
   try {
     app.parse(argc, argv);
@@ -34,6 +40,9 @@ int convert_main(int argc, char** argv) {
   }
   minisgd::Config c;
   c.model.loss = minisgd::Loss::linear;  // labels are stored as they are; runs check them
+  c.data.layout = layout == "dense"    ? minisgd::Layout::dense
+                  : layout == "sparse" ? minisgd::Layout::sparse
+                                       : minisgd::Layout::automatic;
   std::int64_t rows = 0;
   minisgd::collectively(world, std::cerr, [&] {
     namespace P = minisgd::precision;
@@ -48,6 +57,9 @@ int convert_main(int argc, char** argv) {
   });
   if (world.rank() == 0)
     std::cout << "minisgd-convert: " << in << " -> " << out << " (" << rows << " rows, " << format
+              << (minisgd::binary_form(minisgd::InputFile(out)) == minisgd::BinaryForm::csr
+                      ? ", compressed sparse rows"
+                      : ", dense rows")
               << ")" << std::endl;
   return 0;
 }

@@ -1,6 +1,6 @@
 // The parallel loaders: every rank keeps only its share, and the share is the same at every
 // P (compared with the same load on one rank, MPI_COMM_SELF); errors name the global line;
-// the binary format round-trips and refuses damaged files.
+// the binary formats (dense and CSR) round-trip and refuse damaged files.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -355,4 +355,93 @@ TEST(Binary, ForgedShapesAreRefusedBeforeTheyAllocate) {
   EXPECT_EQ(forged([](BinaryHeader& h) { h.features *= 3; }, "truncated"), "refused");
   EXPECT_EQ(forged([](BinaryHeader& h) { h.element_bytes = 2; }, "elements 2 bytes"), "refused");
   EXPECT_EQ(forged([](BinaryHeader& h) { h.element_bytes = 8; }, "elements 8 bytes"), "refused");
+}
+
+// The sparse binary form: a CSR file converted from the text loads into the same share as the
+// text, sparse or dense, in both decompositions; damaged and forged files are refused; a dense
+// file cannot give a sparse share.
+TEST(Binary, CsrFileLoadsLikeTheTextSparseOrDense) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD), self(MPI_COMM_SELF);
+  const std::string text = write_libsvm("csr.libsvm", 400, 12);
+  const std::string bin = temp("csr.bin");
+  for (const char* dec : {"row", "column"}) {
+    SCOPED_TRACE(dec);
+    Config c = data_deck("{source: binary, path: " + bin + ", layout: sparse}", dec);
+    EXPECT_EQ(convert_libsvm<double>(c, text, bin, 0, world), 400);
+    ASSERT_EQ(binary_form(InputFile(bin)), BinaryForm::csr);
+    LoadStats stats;
+    Config t = data_deck("{source: libsvm, path: " + text + ", layout: sparse, cache: false}", dec);
+    const auto from_text = load_libsvm<double>(t, text, true, 0, world, stats);
+    const auto from_bin = load_binary<double>(c, bin, true, 0, world, stats);
+    ASSERT_TRUE(from_bin.sparse());
+    const auto host = [](const auto& v) {
+      auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
+      return std::vector<std::decay_t<decltype(h(0))>>(h.data(), h.data() + h.extent(0));
+    };
+    EXPECT_EQ(host(from_bin.csr.row_map), host(from_text.csr.row_map));
+    EXPECT_EQ(host(from_bin.csr.entries), host(from_text.csr.entries));
+    EXPECT_EQ(host(from_bin.csr.values), host(from_text.csr.values));
+    EXPECT_EQ(host(from_bin.y), host(from_text.y));
+    // Dense storage of the same CSR file: the one-rank dense load of the text, element by element.
+    c.data.layout = t.data.layout = Layout::dense;
+    const auto dense_bin = load_binary<double>(c, bin, true, 0, world, stats);
+    const auto dense_text = load_libsvm<double>(t, text, true, 0, self, stats);
+    EXPECT_EQ(mismatches(dense_bin, dense_text), 0);
+  }
+}
+
+TEST(Binary, CsrDamageAndDenseFilesForSparseSharesAreRefused) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD);
+  const std::string text = write_libsvm("csrdamage.libsvm", 300, 8);
+  const std::string bin = temp("csrdamage.bin");
+  Config c = data_deck("{source: binary, path: " + bin + ", layout: sparse}", "row");
+  const auto refused = [&](const std::string& what) {
+    LoadStats stats;
+    try {
+      load_binary<float>(c, bin, true, 0, world, stats);
+    } catch (const InputError& e) {
+      return std::string(e.what()).find(what) != std::string::npos ? std::string("refused")
+                                                                   : std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const auto damage = [&](auto f) {
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank is done with the file
+    if (test::world_rank() == 0) f();
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+  const auto poke = [&](std::uint64_t at, const void* bytes, std::size_t n) {
+    damage([&] {
+      std::fstream f(bin, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(std::streamoff(at));
+      f.write(static_cast<const char*>(bytes), std::streamsize(n));
+    });
+  };
+  convert_libsvm<float>(c, text, bin, 0, world);
+  EXPECT_EQ(refused("x"), "accepted");
+  CsrHeader h{};
+  EXPECT_EQ(read_header(InputFile(bin), h), "");
+  const CsrLayout l = layout_of(h);
+  damage([&] { std::filesystem::resize_file(bin, l.total - 3); });
+  EXPECT_EQ(refused("truncated"), "refused");
+  convert_libsvm<float>(c, text, bin, 0, world);
+  const char flip = 0x10;  // one bit of one column index
+  poke(l.columns_at + 4 * 7 + 1, &flip, 1);
+  EXPECT_EQ(refused("fail their checksum"), "refused");
+  convert_libsvm<float>(c, text, bin, 0, world);
+  const std::int64_t beyond = h.entries + 1;  // a row offset past the entries
+  poke(l.offsets_at + 8 * 5, &beyond, 8);
+  EXPECT_EQ(refused("damaged row offsets"), "refused");
+  // A forged entry count (header resealed) no longer matches the file's size.
+  convert_libsvm<float>(c, text, bin, 0, world);
+  CsrHeader forged = h;
+  forged.entries = std::int64_t(1) << 61;
+  forged.header_checksum = checksum(&forged, offsetof(CsrHeader, header_checksum));
+  poke(0, &forged, sizeof forged);
+  EXPECT_EQ(refused("more than 2^64"), "refused");
+  c.data.layout = Layout::dense;
+  convert_libsvm<float>(c, text, bin, 0, world);
+  ASSERT_EQ(binary_form(InputFile(bin)), BinaryForm::dense);
+  c.data.layout = Layout::sparse;
+  EXPECT_EQ(refused("data.layout: sparse reads a sparse binary file"), "refused");
 }

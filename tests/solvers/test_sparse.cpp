@@ -6,13 +6,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/core/errors.hpp"
+#include "minisgd/data/binary_io.hpp"
 #include "minisgd/data/feature_hash.hpp"
 #include "minisgd/data/loader.hpp"
+#include "minisgd/data/text_loader.hpp"
 #include "support/test_support.hpp"
 
 using namespace minisgd;
@@ -281,4 +284,44 @@ TEST(Sparse, HashedFileTrainsTheSameDenseAndSparse) {
   EXPECT_TRUE(test::refused("data: {source: libsvm, path: x, hash_bits: 4, features: 10}\n",
                             "2^4 features"));
   EXPECT_TRUE(test::refused("data: {hash_bits: 4}\n", "data.source: libsvm"));
+}
+
+// A sparse binary file (minisgd-convert --layout sparse) and the cache next to the text train to
+// the text's weights: sparse storage in both decompositions, and dense storage (CA-SGD) from
+// the same CSR cache. The cache of data that auto stores sparse is CSR.
+TEST(Sparse, BinaryFileAndCacheTrainLikeTheText) {
+  comm::MpiCommunicator world(MPI_COMM_WORLD);
+  const std::string path = sparse_file("logistic");
+  const std::string bin = ::testing::TempDir() + "sparse_logistic.bin";
+  const std::string cache = path + ".minisgd.bin";
+  const auto with = [](std::string yaml, const std::string& from, const std::string& to) {
+    return yaml.replace(yaml.find(from), from.size(), to);
+  };
+  const char* solvers[] = {"decomposition: row, step_size: 0.05",
+                           "decomposition: column, averaging: polyak, step_size: 0.05",
+                           "method: ca-sgd, s: 4, step_size: 0.05"};
+  for (const char* solver : solvers) {
+    SCOPED_TRACE(solver);
+    const std::string text = file_deck(path, "logistic", "auto", solver);
+    Config c = deck(text);
+    c.data.layout = Layout::sparse;
+    convert_libsvm<double>(c, path, bin, 0, world);
+    ASSERT_EQ(binary_form(InputFile(bin)), BinaryForm::csr);
+    const RunOutcome from_text = run_quiet(deck(text));
+    const RunOutcome from_bin = run_quiet(
+        deck(with(text, "source: libsvm, path: " + path, "source: binary, path: " + bin)));
+    EXPECT_EQ(from_bin.report["problem"]["layout"], from_text.report["problem"]["layout"]);
+    EXPECT_LT(test::relative_difference(from_bin.weights, from_text.weights), 1e-12);
+    // The cache: written by the first run (CSR, also for CA-SGD's dense share), read by the second.
+    const std::string cached = with(text, "cache: false", "cache: true");
+    if (test::world_rank() == 0) std::remove(cache.c_str());
+    MPI_Barrier(MPI_COMM_WORLD);
+    const RunOutcome first = run_quiet(deck(cached));
+    ASSERT_EQ(binary_form(InputFile(cache)), BinaryForm::csr);
+    const RunOutcome second = run_quiet(deck(cached));
+    EXPECT_LT(test::relative_difference(first.weights, from_text.weights), 1e-12);
+    EXPECT_LT(test::relative_difference(second.weights, from_text.weights), 1e-12);
+    EXPECT_FALSE(first.report["data_load"]["parse_MBps_per_rank"].is_null());
+    EXPECT_TRUE(second.report["data_load"]["parse_MBps_per_rank"].is_null());  // nothing parsed
+  }
 }

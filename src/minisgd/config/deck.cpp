@@ -71,8 +71,6 @@ void read_data(DeckSection s, DataConfig& c) {
                            " generates dense rows; the sparse kinds are sparse, rcv1-like, "
                            "news20-like, url-like, kdd2010-like and criteo-like");
   }
-  if (c.source == DataSource::binary && c.layout == Layout::sparse)
-    s.fail("layout", "the binary format is dense; read the LIBSVM file for sparse storage");
   if (c.layout == Layout::sparse && c.standardize != Standardize::none)
     s.fail("standardize", "sparse storage keeps the data as given (data.layout: sparse)");
   if (c.source != DataSource::synthetic && c.path.empty())

@@ -25,19 +25,31 @@ std::string cache_staleness(const Config& c, const std::string& cache, const std
   if (!std::filesystem::exists(cache)) return "none yet";
   try {
     InputFile f(cache);
+    const auto judge = [&](auto& h) {
+      std::string why = read_header(f, h);
+      if (!why.empty()) return why;
+      std::uint64_t bytes = 0;
+      std::int64_t mtime = 0;
+      file_stamp(source, bytes, mtime);
+      if (h.source_bytes != bytes || h.source_mtime_ns != mtime)
+        return std::string("stale (the text file changed)");
+      const std::string format = precision::to_string(c.precision.plan[precision::Knob::data]);
+      if (std::string(h.container) != container_name<T>() || format != h.format)
+        return std::string("holds ") + h.format + " values, this run stores " + format;
+      if (c.data.features > 0 && h.features != c.data.features)
+        return std::string("has other data.features");
+      return std::string();
+    };
+    // A dense cache is data that auto stores dense (the text loader writes CSR otherwise).
+    if (binary_form(f) == BinaryForm::csr) {
+      CsrHeader h{};
+      return judge(h);
+    }
     BinaryHeader h{};
-    std::string why = read_header(f, h);
-    if (!why.empty()) return why;
-    std::uint64_t bytes = 0;
-    std::int64_t mtime = 0;
-    file_stamp(source, bytes, mtime);
-    if (h.source_bytes != bytes || h.source_mtime_ns != mtime)
-      return "stale (the text file changed)";
-    const std::string format = precision::to_string(c.precision.plan[precision::Knob::data]);
-    if (std::string(h.container) != container_name<T>() || format != h.format)
-      return std::string("holds ") + h.format + " values, this run stores " + format;
-    if (c.data.features > 0 && h.features != c.data.features) return "has other data.features";
-    return {};
+    const std::string why = judge(h);
+    return why.empty() && c.data.layout == Layout::sparse
+               ? "holds dense rows, this run stores the data sparse"
+               : why;
   } catch (const InputError& e) {
     return e.what();
   }
@@ -52,9 +64,10 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training, st
     throw InputError(path + ": the data file is not a regular file");
   if (c.data.source == DataSource::binary)
     return load_binary<T>(c, path, training, features, comm, stats);
-  // The cache holds rounded values: only a deterministic rounding can reuse them. It is dense.
-  const bool cached = c.data.cache && training && c.data.layout != Layout::sparse &&
-                      c.data.hash_bits == 0 && !data_store<T>(c, 1).round.stochastic;
+  // The cache holds rounded values: only a deterministic rounding can reuse them. It holds the
+  // indices of the text, not hashed ones.
+  const bool cached =
+      c.data.cache && training && c.data.hash_bits == 0 && !data_store<T>(c, 1).round.stochastic;
   if (!cached) return load_libsvm<T>(c, path, training, features, comm, stats);
   const std::string cache = path + ".minisgd.bin";
   // Every rank judges the same file; rank 0's verdict is everyone's.

@@ -8,6 +8,12 @@
 
 namespace minisgd {
 
+Layout storage_layout(const Config& c) {
+  const bool needs_dense =
+      c.solver.method == Method::ca_sgd || c.data.standardize != Standardize::none;
+  return c.data.layout == Layout::automatic && needs_dense ? Layout::dense : c.data.layout;
+}
+
 bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features) {
   if (layout != Layout::automatic) return layout == Layout::sparse;
   return entries < kSparseDensity * double(rows) * double(std::max<std::int64_t>(features, 1));

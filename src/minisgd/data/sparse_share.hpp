@@ -19,6 +19,10 @@ namespace minisgd {
 /// a wider vector unit.
 inline constexpr double kSparseDensity = 0.1;
 
+/// The layout a run asks of its data: data.layout, where `auto` is dense when the run needs it so
+/// (CA-SGD's Gram, standardizing), and otherwise chooses by density (stores_sparse).
+Layout storage_layout(const Config& c);
+
 /// Whether a share of data with `entries` nonzeros in rows × features is stored sparse.
 bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features);
 

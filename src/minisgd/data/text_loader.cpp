@@ -59,23 +59,27 @@ RangeCounts scan(const InputFile& f, ByteRange range, std::int64_t features, Loa
 
 /// Where this rank's range starts in the file: lines and rows before it, and the totals.
 struct Placement {
-  std::int64_t first_line = 1, first_row = 0, rows = 0, max_col = -1, entries = 0;
+  std::int64_t first_line = 1, first_row = 0, first_entry = 0, rows = 0, max_col = -1, entries = 0;
+  std::int64_t my_entries = 0;  // in this rank's range
 };
 
 Placement place(const RangeCounts& mine, comm::Communicator& comm) {
-  std::vector<std::int64_t> all(2 * std::size_t(comm.size()));
-  const std::int64_t pair[2] = {mine.lines, mine.rows};
-  comm.allgather(pair, all.data(), 2);
+  std::vector<std::int64_t> all(3 * std::size_t(comm.size()));
+  const std::int64_t counts[3] = {mine.lines, mine.rows, mine.entries};
+  comm.allgather(counts, all.data(), 3);
   Placement p;
   for (int r = 0; r < comm.size(); ++r) {
+    const std::int64_t* n = all.data() + 3 * std::size_t(r);
     if (r < comm.rank()) {
-      p.first_line += all[2 * std::size_t(r)];
-      p.first_row += all[2 * std::size_t(r) + 1];
+      p.first_line += n[0];
+      p.first_row += n[1];
+      p.first_entry += n[2];
     }
-    p.rows += all[2 * std::size_t(r) + 1];
+    p.rows += n[1];
+    p.entries += n[2];
   }
+  p.my_entries = mine.entries;
   p.max_col = comm.allreduce_value(mine.max_col, comm::Op::max);
-  p.entries = comm.allreduce_value(mine.entries);
   return p;
 }
 
@@ -187,13 +191,27 @@ std::vector<std::int32_t> count_row_entries(const ScannedText& t, const Partitio
   return counts;
 }
 
-/// The header of a binary copy of the text file (with its size and time when `source`).
+/// A writer of a binary copy of the text file (with its size and time when `source`): CSR when
+/// `sparse`, else dense rows.
 template <class T>
-BinaryHeader cache_header(const Config& c, const ScannedText& t, const std::string& source) {
-  BinaryHeader h = make_header(t.at.rows, t.features, container_name<T>(), sizeof(T),
-                               precision::to_string(c.precision.plan[precision::Knob::data]));
-  if (!source.empty()) file_stamp(source, h.source_bytes, h.source_mtime_ns);
-  return h;
+std::unique_ptr<BinaryWriter<T>> binary_copy(const Config& c, const ScannedText& t, bool sparse,
+                                             const std::string& path, const std::string& source,
+                                             comm::Communicator& comm) {
+  const std::string format = precision::to_string(c.precision.plan[precision::Knob::data]);
+  const auto stamp = [&](auto& h) {
+    if (!source.empty()) file_stamp(source, h.source_bytes, h.source_mtime_ns);
+    return h;
+  };
+  if (sparse) {
+    if (t.features >= (std::int64_t(1) << 31))
+      throw InputError(path + ": " + std::to_string(t.features) +
+                       " features: a sparse binary file holds 32-bit columns");
+    CsrHeader h = make_csr_header(t.at.rows, t.features, t.at.entries, container_name<T>(),
+                                  sizeof(T), format);
+    return std::make_unique<CsrWriter<T>>(path, stamp(h), t.at.first_entry, t.at.my_entries, comm);
+  }
+  BinaryHeader h = make_header(t.at.rows, t.features, container_name<T>(), sizeof(T), format);
+  return std::make_unique<DenseWriter<T>>(path, stamp(h), comm);
 }
 
 /// Pass 2: parses the range block by block; each block's rows go to the router and the
@@ -250,13 +268,7 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
       path + " (" + std::to_string(t.at.rows) + " x " + std::to_string(t.features) + ")";
   std::vector<std::int64_t> position =
       shuffled_positions(t.at.rows, c.run.seed, training && c.data.shuffle);
-  // auto stores the data dense where the run needs it so: CA-SGD's Gram, standardizing.
-  const Layout layout =
-      c.data.layout == Layout::automatic &&
-              (c.solver.method == Method::ca_sgd || c.data.standardize != Standardize::none)
-          ? Layout::dense
-          : c.data.layout;
-  const bool sparse = stores_sparse(layout, double(t.at.entries), t.at.rows, t.features);
+  const bool sparse = stores_sparse(storage_layout(c), double(t.at.entries), t.at.rows, t.features);
   if (sparse) {
     const std::vector<std::int64_t> counts = route_row_counts(
         ds.part, position, t.at.first_row,
@@ -271,10 +283,15 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
   const DataStore<T> store = data_store<T>(c, cols);
   RowRouter<T> router(ds, std::move(position), store, c.model.intercept);
   std::unique_ptr<BinaryWriter<T>> cache;
-  if (!cache_path.empty() && !sparse) {  // the binary format is dense
+  if (!cache_path.empty()) {
+    // CSR where this run stores the data sparse or where auto would: the same cache then
+    // serves a run that stores the data dense (CA-SGD), and a dense cache is dense data.
+    const bool csr =
+        sparse || stores_sparse(Layout::automatic, double(t.at.entries), t.at.rows, t.features);
     try {  // a cache that cannot be written (read-only data directory) is not an error
-      cache = std::make_unique<BinaryWriter<T>>(cache_path, cache_header<T>(c, t, path), comm);
+      cache = binary_copy<T>(c, t, csr, cache_path, path, comm);
     } catch (const RuntimeFailure&) {
+    } catch (const InputError&) {  // (alike on every rank: the shape)
     }
   }
   parse_text(c, path, t, store, &router, cache.get(), comm, stats, block_bytes);
@@ -294,10 +311,11 @@ std::int64_t convert_libsvm(const Config& c, const std::string& in, const std::s
                             std::int64_t features, comm::Communicator& comm) {
   LoadStats stats;
   const ScannedText t = scan_text(in, features, comm, stats);
-  BinaryWriter<T> writer(out, cache_header<T>(c, t, ""), comm);
-  parse_text<T>(c, in, t, data_store<T>(c, t.features), nullptr, &writer, comm, stats,
+  const bool csr = stores_sparse(c.data.layout, double(t.at.entries), t.at.rows, t.features);
+  const std::unique_ptr<BinaryWriter<T>> writer = binary_copy<T>(c, t, csr, out, "", comm);
+  parse_text<T>(c, in, t, data_store<T>(c, t.features), nullptr, writer.get(), comm, stats,
                 kTextBlockBytes);
-  writer.commit(comm);
+  writer->commit(comm);
   return t.at.rows;
 }
 

@@ -22,8 +22,9 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
                        const std::string& cache_path = "",
                        std::size_t block_bytes = kTextBlockBytes);
 
-/// Converts a LIBSVM file to the binary format (collective), values rounded to
-/// precision.data of `c` and stored as T. Returns the number of rows.
+/// Converts a LIBSVM file to a binary file (collective), values rounded to precision.data of
+/// `c` and stored as T: CSR or dense rows as c.data.layout says (auto: by density). Returns the
+/// number of rows.
 template <class T>
 std::int64_t convert_libsvm(const Config& c, const std::string& in, const std::string& out,
                             std::int64_t features, comm::Communicator& comm);
