@@ -7,7 +7,8 @@
 #      the toolkit in $MINISGD_CUDA13 (default /usr/local/cuda: CUDA 13 with cuBLAS and NCCL)
 #      into ci/gpu_host_check's driver, which then runs and checks that, without a GPU, every
 #      GPU entry point refuses with a reason.
-#  (b) the whole of minisgd — library, executable, tests and benchmarks — built with Kokkos
+#  (b) minisgd — library, programs, benchmarks and the tests whose own sources hold Kokkos code
+#      (MINISGD_TESTS_DEVICE_ONLY: the other tests are host code the host stages build) — with Kokkos
 #      3.4.01 + CUDA 11.8 (ci/build_kokkos.sh cuda, cached) through nvcc_wrapper with g++-11,
 #      cuBLAS from the same toolkit and NCCL from $MINISGD_CUDA13 (its nccl.h alone is copied
 #      to a directory of its own so no CUDA 13 header leaks into the 11.8 build; libnccl.so
@@ -88,7 +89,8 @@ cfg=(-S . -B build/cuda "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
      -DCUDAToolkit_ROOT=/usr
      -DMINISGD_ENABLE_CUBLAS=ON -DMINISGD_ENABLE_NCCL=ON
      -DNCCL_INCLUDE_DIR="$nccl_dir" -DNCCL_LIBRARY="$CUDA13/lib64/libnccl.so"
-     -DMINISGD_ENABLE_TESTS=ON -DMINISGD_ENABLE_BENCHMARKS=ON "${launcher[@]}")
+     -DMINISGD_ENABLE_TESTS=ON -DMINISGD_TESTS_DEVICE_ONLY=ON -DMINISGD_ENABLE_BENCHMARKS=ON
+     "${launcher[@]}")
 if ! cmake "${cfg[@]}" >"$log" 2>&1; then
   tail -40 "$log"
   echo "GPU build check (b): FAILED to configure (log: $log)" >&2
