@@ -41,7 +41,8 @@ class Minisgd(ExecutableApplication):
     executable("weak_columns",
                "minisgd {decks}/{class_name}/{deck}.yaml"
                " --set data.synthetic.rows={rows_per_rank}"
-               " --set data.synthetic.features={features}" + _outputs + " {extra_sets}",
+               " --set data.synthetic.features={features}"
+               " --set solver.step_size.eta0={eta0}" + _outputs + " {extra_sets}",
                use_mpi=True)
 
     workload("S", executables=["strong"])
@@ -90,6 +91,9 @@ class Minisgd(ExecutableApplication):
                       description="solver.batch_size at P ranks", workloads=_weak_rows)
     workload_variable("features", default="64*{n_ranks}",
                       description="data.synthetic.features at P ranks (64 columns per rank)",
+                      workloads=_weak_cols)
+    workload_variable("eta0", default="2/{n_ranks}",
+                      description="solver.step_size.eta0 at P ranks: 128/d (the decks' header)",
                       workloads=_weak_cols)
 
     _log = "{experiment_run_dir}/{experiment_name}.out"

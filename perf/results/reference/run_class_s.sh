@@ -36,7 +36,7 @@ for deck in "$root"/input_decks/classes/S/*.yaml; do
 done
 {
   echo "# $(date -u +%FT%TZ), commit $(git -C "$root" rev-parse --short=12 HEAD), $(hostname)"
-  lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|Hypervisor|L[123])'
+  lscpu | grep -E '^(Model name|CPU family|Model:|Stepping|CPU\(s\)|Thread|Core|Socket|Hypervisor|L[123])'
   grep MemTotal /proc/meminfo
   uname -sr
   echo "binding: none (mpirun defaults, KOKKOS_NUM_THREADS=1); shared machine: other builds ran"
