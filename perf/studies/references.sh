@@ -23,9 +23,11 @@ C=$root/input_decks/classes
 fp64() {  # fp64 NAME DECK [--set ...]: one FP64 run on one rank, one training; prints its loss
   local name=$1 deck=$2
   shift 2
+  # Exit 1 (INVALID) is expected at a size other than the deck's own: its reference is the
+  # nominal P's. Only a missing report is a failure.
   mpirun -np 1 "$build/src/minisgd" "$deck" --set precision.preset=fp64 --set run.min_seconds=0 \
-    --set output.report="$dir/$name.json" --set output.history= "$@" > "$dir/$name.log" 2>&1 ||
-    { echo "$name: exit $?"; tail -3 "$dir/$name.log"; return 0; }
+    --set output.report="$dir/$name.json" --set output.history= "$@" > "$dir/$name.log" 2>&1 || true
+  [[ -s $dir/$name.json ]] || { echo "$name: no report"; tail -3 "$dir/$name.log"; return 0; }
   /usr/bin/python3 "$root/perf/reference_loss.py" "$deck" "$@" --json > "$dir/$name.stat"
   /usr/bin/python3 - "$dir/$name.json" "$dir/$name.stat" "$name" <<'PY'
 import json, sys
@@ -52,8 +54,9 @@ if [[ $what == weak || $what == all ]]; then
       --set solver.batch_size=$((64 * P))
     fp64 "L-compress-none-at-P$P" "$C/L/compress-none.yaml" \
       --set data.synthetic.rows=$((100000 * P)) --set solver.batch_size=$((48 * P))
-    # CA-SGD in FP64 takes SGD's iterates: L/ca-sgd.yaml's problem and step, run by SGD.
+    # CA-SGD in FP64 takes SGD's iterates: L/ca-sgd.yaml's problem and step (128/d), run by SGD.
     fp64 "L-ca-sgd-at-P$P" "$C/L/sgd.yaml" --set data.synthetic.rows=1000000 \
-      --set data.synthetic.features=$((64 * P)) --set solver.batch_size=64
+      --set data.synthetic.features=$((64 * P)) --set solver.batch_size=64 \
+      --set solver.step_size.eta0="$(awk "BEGIN{print 2/$P}")"
   done
 fi
