@@ -2,7 +2,7 @@
 # Copyright the minisgd developers. SPDX-License-Identifier: BSD-3-Clause
 """Summarize many minisgd JSON reports: a table and loss-vs-time, speedup and scaling plots.
 
-    perf/summary.py results/**/*.json [--baseline REPORT.json] [--plots DIR]
+    perf/summary.py results/**/*.json [--baseline REPORT.json] [--plots DIR] [--worksheet DIR]
     perf/summary.py --compare A.json B.json
 
 
@@ -12,7 +12,13 @@ samples/s), the time to target (where the report has it), VALID, the relative lo
 the deck's reference, the speedup against the smallest P of the same deck and machine, and,
 with --baseline, the FOM ratio against that one run (a porting study: the same deck on
 another build or machine). Several reports of one (deck, machine, P) are repetitions: the
-table shows the best FOM and the count.
+table shows the median FOM (the repeats rule, docs/procurement.md, section 10), the count and
+the lowest and highest FOM.
+
+With --worksheet REFERENCE_DIR it also prints the worksheet of the minisgd score: per system
+(machine) and class, the geometric mean over the class's decks of the FOM at the system's best P
+over the reference machine's (perf/results/reference/<machine>/), and the same of the times to
+target (reference / system: higher is better).
 
 With --plots DIR it writes loss_vs_time.png (from the CSV histories the reports name, where
 they can be found), speedup.png and scaling.png. Uses Debian's matplotlib (python3-matplotlib).
@@ -29,6 +35,7 @@ import csv
 import json
 import math
 import pathlib
+import statistics
 import sys
 import textwrap
 
@@ -57,25 +64,40 @@ def find_history(report, history):
     return None
 
 
-def best_runs(runs):
-    """One run per (deck, machine, P): the highest FOM, and how many there were."""
+Group = collections.namedtuple("Group", "run count lowest highest")
+
+
+def median_runs(runs):
+    """One entry per (deck, machine, P), the repeats rule (docs/procurement.md, section 10):
+    the median FOM and median time to target of the repetitions (a run carrying them, with the
+    verdict VALID only when every repetition is), their count, and the lowest and highest FOM."""
     groups = collections.defaultdict(list)
     for r in runs:
         groups[(r.deck, r.machine, r.ranks)].append(r)
-    return {k: (max(v, key=lambda r: r.fom), len(v)) for k, v in sorted(groups.items())}
+    out = {}
+    for k, v in sorted(groups.items()):
+        v.sort(key=lambda r: r.fom)
+        reached = [r.ttt for r in v if r.ttt is not None]
+        mid = v[(len(v) - 1) // 2]  # stands for the group: history, loss gap
+        run = mid._replace(fom=statistics.median(r.fom for r in v),
+                           ttt=statistics.median(reached) if len(reached) == len(v) else None,
+                           valid=all(r.valid for r in v))
+        out[k] = Group(run, len(v), v[0].fom, v[-1].fom)
+    return out
 
 
 def table(best, baseline):
     p_min = {}
-    for (deck, machine, ranks), (run, _) in best.items():
+    for (deck, machine, ranks), (run, *_) in best.items():
         p_min.setdefault((deck, machine), run)  # sorted: smallest P first
     head = ["deck", "machine", "P", "FOM samples/s", "time to target s", "verdict", "loss gap", "speedup vs Pmin"]
     if baseline:
         head.append(f"vs {baseline.deck}@{baseline.machine} P={baseline.ranks}")
     rows = []
-    for (deck, machine, ranks), (run, n) in best.items():
+    for (deck, machine, ranks), (run, n, lo, hi) in best.items():
         first = p_min[(deck, machine)]
-        row = [deck, machine, str(ranks), f"{run.fom:.4g}" + (f" (best of {n})" if n > 1 else ""),
+        row = [deck, machine, str(ranks),
+               f"{run.fom:.4g}" + (f" (median of {n}, {lo:.4g}-{hi:.4g})" if n > 1 else ""),
                "-" if run.ttt is None else f"{run.ttt:.4g}",
                "VALID" if run.valid else "INVALID",
                "-" if math.isnan(run.gap) else f"{run.gap:.2e}",
@@ -106,7 +128,7 @@ def plots(best, outdir):
     rows = math.ceil(len(decks) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3 * rows), squeeze=False)
     for ax, deck in zip(axes.flat, decks):
-        for (d, machine, ranks), (run, _) in best.items():
+        for (d, machine, ranks), (run, *_) in best.items():
             if d != deck or not run.history:
                 continue
             t, loss = read_history(run.history)
@@ -122,7 +144,7 @@ def plots(best, outdir):
     plt.close(fig)
 
     series = collections.defaultdict(list)
-    for (deck, machine, ranks), (run, _) in best.items():
+    for (deck, machine, ranks), (run, *_) in best.items():
         series[(deck, machine)].append(run)
     for name, ylabel, value in (("speedup", "speedup vs smallest P", lambda r, s: r.fom / s[0].fom),
                                 ("scaling", "FOM (training samples/s)", lambda r, s: r.fom)):
@@ -231,6 +253,85 @@ def compare(path_a, path_b):
     return 0 if agree and not forbidden else 1
 
 
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def worksheet(best, reference):
+    """The minisgd score per system and class (docs/procurement.md, section 10): the geometric
+    mean over the class's decks of FOM(system) / FOM(reference), each at its best P, and the
+    same of reference / system time to target."""
+    ref_machines = sorted({k[1] for k in reference})
+    if len(ref_machines) != 1:
+        sys.exit(f"--worksheet: the reference holds {len(ref_machines)} machines "
+                 f"({', '.join(ref_machines)}); give the directory of one")
+
+    def per_deck(groups):
+        """(machine, deck) -> (FOM, its P, time to target, every run VALID): the highest median
+        FOM over P (the layout is the site's choice) and the lowest median time to target."""
+        by = collections.defaultdict(list)
+        for (deck, machine, ranks), g in groups.items():
+            by[(machine, deck)].append(g.run)
+        out = {}
+        for k, rs in by.items():
+            top = max(rs, key=lambda r: r.fom)
+            ttts = [r.ttt for r in rs if r.ttt is not None]
+            out[k] = (top.fom, top.ranks, min(ttts) if ttts else None, all(r.valid for r in rs))
+        return out
+
+    ref = {deck: v for (_, deck), v in per_deck(reference).items()}
+    sysd = per_deck(best)
+    lines = [f"worksheet: minisgd score per system and class (docs/procurement.md, section 10)",
+             f"reference machine: {ref_machines[0]}", ""]
+    head = ["system", "class", "deck", "P", "FOM", "reference FOM", "ratio", "TTT ratio"]
+    rows, scores = [], []
+    classes = sorted({d.split("-", 1)[0] for d in ref})
+    for machine in sorted({m for m, _ in sysd}):
+        for cls in classes:
+            decks = sorted(d for d in ref if d.split("-", 1)[0] == cls)
+            have = [d for d in decks if (machine, d) in sysd]
+            if not have:
+                continue
+            ratios, tratios, why = [], [], []
+            for d in decks:
+                if (machine, d) not in sysd:
+                    why.append(f"{d} missing")
+                    continue
+                fom, ranks, ttt, valid = sysd[(machine, d)]
+                rfom, _, rttt, _ = ref[d]
+                if not valid:
+                    why.append(f"{d} not VALID")
+                ratios.append(fom / rfom)
+                tr = rttt / ttt if ttt and rttt else None
+                if tr:
+                    tratios.append(tr)
+                rows.append([machine, cls, d, str(ranks), f"{fom:.4g}", f"{rfom:.4g}",
+                             f"{fom / rfom:.3f}", "-" if tr is None else f"{tr:.3f}"])
+            score = "-" if why else f"{geomean(ratios):.3f}"
+            tscore = f"{geomean(tratios):.3f}" if tratios and not why else "-"
+            scores.append([machine, cls, f"{len(have)} of {len(decks)}", score, tscore,
+                           "; ".join(why) or "every deck VALID"])
+    widths = lambda hd, rs: [max(len(h), *(len(r[i]) for r in rs)) if rs else len(h)
+                             for i, h in enumerate(hd)]
+    fmt = lambda cells, w: "  ".join(c.ljust(x) for c, x in zip(cells, w)).rstrip()
+    w = widths(head, rows)
+    lines += [fmt(head, w), fmt(["-" * x for x in w], w)] + [fmt(r, w) for r in rows]
+    shead = ["system", "class", "decks", "FOM score", "time-to-target score", "note"]
+    w = widths(shead, scores)
+    lines += ["", fmt(shead, w), fmt(["-" * x for x in w], w)] + [fmt(r, w) for r in scores]
+    return "\n".join(lines)
+
+
+def load_all(paths):
+    runs = []
+    for p in paths:
+        try:
+            runs.append(load(p))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"{p}: not a minisgd report ({type(e).__name__}: {e})")
+    return runs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reports", nargs="*", type=pathlib.Path, help="minisgd JSON reports")
@@ -238,21 +339,24 @@ def main():
                     help="porting study: do two runs of one deck agree within its tolerance?")
     ap.add_argument("--baseline", type=pathlib.Path, help="the report every FOM is divided by")
     ap.add_argument("--plots", type=pathlib.Path, metavar="DIR", help="write the PNGs here")
+    ap.add_argument("--worksheet", type=pathlib.Path, metavar="REFERENCE_DIR",
+                    help="also print the minisgd score of each system and class against the "
+                         "reference results in this directory (e.g. perf/results/reference/<machine>)")
     a = ap.parse_args()
     if a.compare:
         sys.exit(compare(*a.compare))
     if not a.reports:
         ap.error("no reports given")
-    runs = []
-    for p in a.reports:
-        try:
-            runs.append(load(p))
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            sys.exit(f"{p}: not a minisgd report ({type(e).__name__}: {e})")
-    best = best_runs(runs)
+    runs = load_all(a.reports)
+    best = median_runs(runs)
     print(table(best, load(a.baseline) if a.baseline else None))
-    invalid = sum(not r.valid for r, _ in best.values())
+    invalid = sum(not g.run.valid for g in best.values())
     print(f"\n{len(runs)} report(s), {len(best)} (deck, machine, P) group(s), {invalid} INVALID")
+    if a.worksheet:
+        refs = sorted(a.worksheet.rglob("*.json"))
+        if not refs:
+            sys.exit(f"--worksheet: no reports in {a.worksheet}")
+        print("\n" + worksheet(best, median_runs(load_all(refs))))
     if a.plots:
         plots(best, a.plots)
         print(f"plots: {a.plots}/loss_vs_time.png, speedup.png, scaling.png")

@@ -51,7 +51,8 @@ class Summary(unittest.TestCase):
     def test_table_groups_and_speedups(self):
         files = [self.write("a1.json", report("S-x", 1, 100.0, 0.5)),
                  self.write("a2.json", report("S-x", 2, 150.0, 0.5)),
-                 self.write("a2b.json", report("S-x", 2, 180.0, 0.5)),  # repetition: best counts
+                 self.write("a2b.json", report("S-x", 2, 180.0, 0.5)),  # repetitions: the median
+                 self.write("a2c.json", report("S-x", 2, 170.0, 0.5)),
                  self.write("a4.json", dict(report("S-x", 4, 300.0, 0.6),
                                             fom={"name": "samples_per_s", "value": 300.0,
                                                  "time_to_target_s": 2.5}))]
@@ -59,14 +60,37 @@ class Summary(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         lines = {l.split()[2]: l for l in out.stdout.splitlines() if l.startswith("S-x")}
         self.assertEqual(set(lines), {"1", "2", "4"})
-        self.assertIn("180 (best of 2)", lines["2"])
-        self.assertIn("1.80 (P=1)", lines["2"])
+        self.assertIn("170 (median of 3, 150-180)", lines["2"])
+        self.assertIn("1.70 (P=1)", lines["2"])
         self.assertIn("3.00 (P=1)", lines["4"])
         self.assertIn("INVALID", lines["4"])
         self.assertIn("2.00e-01", lines["4"])  # loss gap |0.6 - 0.5| / 0.5
         self.assertIn("1 INVALID", out.stdout)
         self.assertEqual(lines["4"].split()[4], "2.5")  # time to target, where the report has it
         self.assertEqual(lines["1"].split()[4], "-")
+
+    def test_worksheet_scores_each_system_and_class(self):
+        refdir = self.path / "reference"
+        refdir.mkdir()
+        for name, ranks, fom in (("S-x", 1, 100.0), ("S-x", 2, 160.0), ("S-y", 1, 50.0),
+                                 ("M-x", 1, 10.0)):
+            (refdir / f"{name}-{ranks}.json").write_text(
+                json.dumps(report(name, ranks, fom, 0.5, host="ref")))
+        files = [self.write("b1.json", report("S-x", 1, 320.0, 0.5, host="big")),  # best P: 320
+                 self.write("b2.json", report("S-x", 2, 300.0, 0.5, host="big")),
+                 self.write("b3.json", report("S-y", 4, 200.0, 0.5, host="big")),
+                 self.write("c1.json", report("S-x", 1, 80.0, 0.5, host="small")),
+                 self.write("c2.json", report("S-y", 1, 25.0, 0.6, host="small"))]  # INVALID
+        out = self.run_summary(*files, "--worksheet", str(refdir))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        scores = {tuple(l.split()[:2]): l for l in out.stdout.splitlines()
+                  if l.split()[:2] in (["big/Serial", "S"], ["small/Serial", "S"])
+                  and "of" in l.split()[3:5]}
+        # big: sqrt(320/160 * 200/50) = sqrt(8)
+        self.assertIn("2.828", scores[("big/Serial", "S")])
+        self.assertIn("every deck VALID", scores[("big/Serial", "S")])
+        self.assertIn("S-y not VALID", scores[("small/Serial", "S")])
+        self.assertNotIn("M", [k[1] for k in scores])  # no M runs: no M score
 
     def test_compare_agrees_within_tolerance(self):
         a = self.write("a.json", report("S-x", 1, 100.0, 0.5, space="OpenMP", comm__backend="nccl"))

@@ -24,7 +24,9 @@ except ImportError:
 
 
 # Keys a report may lack (docs/output.md); every other key it holds must be required.
-OPTIONAL = {"comm_emulation", "study", "result.test_loss"}
+# result.run_rule: written by every run since run.min_seconds, optional so that reports of
+# schema_version 1 written before it stay valid.
+OPTIONAL = {"comm_emulation", "study", "result.test_loss", "result.run_rule"}
 # Objects whose keys are all checked one by one.
 OBJECTS = ("build", "build.options", "kokkos", "blas", "mpi", "ranks_per_node",
            "threads_per_rank", "problem", "data_load", "result", "result.time_to_target",

@@ -82,6 +82,11 @@ nlohmann::json result_section(const Config& c, const Trained& t, const Verdict& 
       {"reference_loss", v.reference_loss ? nlohmann::json(*v.reference_loss) : nullptr},
       {"tolerance", v.tolerance},
       {"time_to_target", time_to_target_section(t, v, world)}};
+  // run.min_seconds: how the FOM window was filled (docs/procurement.md, "Run rules").
+  result["run_rule"] = {{"min_seconds", t.rule.min_seconds},
+                        {"repetitions", t.rule.repetitions},
+                        {"obeyed", fom_seconds >= t.rule.min_seconds},
+                        {"loss_spread", t.rule.loss_spread}};
   if (!c.run.restart.empty())
     result["restarted_from"] = {{"path", c.run.restart}, {"iteration", r.resumed_at}};
   if (r.checkpoint_at >= 0)
@@ -107,9 +112,8 @@ nlohmann::json build_report(const Config& c, const Trained& t, const Verdict& v,
   rep["kernels"] = t.kernels;
   rep["timers"] = t.timers;
   rep["timers_fenced"] = t.timers_fenced;
-  rep["compression"] =
-      compression_summary(t.compression, t.traffic, world, t.columns,
-                          t.result.iterations - t.result.resumed_at);  // this process's steps
+  rep["compression"] = compression_summary(t.compression, t.traffic, world, t.columns,
+                                           t.steps);  // this process's steps, every repetition
   rep["comm"] = comm_summary(t.traffic, world);
   if (c.comm.emulated())
     rep["comm_emulation"] = {{"latency_us", c.comm.latency_us},

@@ -1,5 +1,7 @@
 #include "minisgd/app/train_run.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <sstream>
 
@@ -114,6 +116,57 @@ std::vector<double> gather_weights(const Vector<double>& local, const Partition&
   return w;
 }
 
+/// run.min_seconds (docs/procurement.md, "Run rules"): the deck's training again, from a new
+/// stepper (the initial weights and state), until the FOM windows of all repetitions add up to
+/// at least min_seconds on the slowest rank. The first repetition stays the run's result
+/// (history, verdict, time to target, weights); the FOM counts every repetition's window, and
+/// every repetition's final loss must agree with the first within the deck's tolerance.
+template <class S>
+void repeat_for_min_seconds(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err,
+                            Setup<S>& s, const Evaluation& eval, Trained& t) {
+  const Config& c = s.config;
+  const bool root = world.rank() == 0;
+  const double first = t.result.final_loss;
+  double window = world.allreduce_value(t.result.fom_seconds, comm::Op::max);
+  double next_line = 0.1 * c.run.min_seconds;
+  RunRule& rule = t.rule;
+  rule.min_seconds = c.run.min_seconds;
+  if (t.result.fom_iterations == 0)  // the same on every rank: the steps do not depend on P
+    throw InputError("run.min_seconds: the training has no step after the warm-up to time");
+  while (window < c.run.min_seconds) {
+    TrainResult again;
+    collectively(world, err, [&] {
+      Region region("minisgd::train");
+      TrainHooks hooks;
+      hooks.elapsed = [&] { return s.since_start.seconds(); };
+      hooks.clock_max = [&](double x) { return world.allreduce_value(x, comm::Op::max); };
+      hooks.progress = [](const std::string&) {};
+      s.stepper.reset();
+      s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
+      fence("stepper set up");
+      again = train(c, s.data.part.rows / c.solver.batch_size, *s.stepper, eval, s.timers, hooks);
+      // Every rank holds the same objective, so every rank throws alike.
+      const double gap = std::abs(again.final_loss - first) / std::abs(first);
+      if (gap > c.validation.tolerance)
+        throw RuntimeFailure("run.min_seconds: repetition " + std::to_string(rule.repetitions + 1) +
+                             " ended at loss " + std::to_string(again.final_loss) +
+                             ", the first at " + std::to_string(first) +
+                             ": further from it than validation.tolerance");
+      rule.loss_spread = std::max(rule.loss_spread, gap);
+    });
+    ++rule.repetitions;
+    t.steps += again.iterations;
+    t.result.fom_iterations += again.fom_iterations;
+    t.result.fom_seconds += again.fom_seconds;  // this rank's; the report takes the maximum
+    window = world.allreduce_value(t.result.fom_seconds, comm::Op::max);
+    if (root && (window >= next_line || window >= c.run.min_seconds)) {
+      out << "run rule: repetition " << rule.repetitions << ", FOM window " << window << " s of "
+          << "run.min_seconds " << c.run.min_seconds << " s" << std::endl;
+      next_line = window + 0.1 * c.run.min_seconds;
+    }
+  }
+}
+
 template <class S>
 Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err,
                           Setup<S>& s) {
@@ -146,6 +199,8 @@ Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::
     t.result = train(c, s.data.part.rows / c.solver.batch_size, *s.stepper, eval, s.timers, hooks);
   });
   t.weights = gather_weights(s.stepper->local_weights(), s.data.part, world);
+  t.steps = t.result.iterations - t.result.resumed_at;
+  if (c.run.min_seconds > 0) repeat_for_min_seconds(world, out, err, s, eval, t);
   t.setup_seconds = s.setup_seconds;
   t.columns = s.data.part.cols;
   t.traffic = s.comm->stats();

@@ -15,8 +15,17 @@
 
 namespace minisgd {
 
+/// run.min_seconds: how many times the deck's training ran to fill the minimum FOM window.
+struct RunRule {
+  double min_seconds = 0;  // run.min_seconds (0: no minimum)
+  int repetitions = 1;     // trainings of the deck, the first included
+  double loss_spread = 0;  // max |F_k - F_1| / |F_1| of the final losses over repetitions
+};
+
 struct Trained {
-  TrainResult result;
+  TrainResult result;  // the first training; fom_* add up every repetition's window (this rank)
+  RunRule rule;
+  std::int64_t steps = 0;       // training steps this process took, every repetition
   std::vector<double> weights;  // the whole w, on every rank
   double setup_seconds = 0;     // this rank's stepper set-up (counted in the time to target)
   std::int64_t columns = 0;     // length of w: features, plus one with an intercept

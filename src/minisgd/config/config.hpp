@@ -129,7 +129,8 @@ struct RunConfig {
   std::uint64_t seed = 42;
   Study study = Study::none;
   precision::FormatSpec study_format{precision::Format::bf16, {}};  // the lowered format
-  std::string restart;  // a checkpoint to continue from (empty: start at step 0)
+  std::string restart;     // a checkpoint to continue from (empty: start at step 0)
+  double min_seconds = 0;  // the FOM windows of repeated trainings add up to this (0: one)
 };
 
 struct SyntheticConfig {

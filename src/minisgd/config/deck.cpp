@@ -29,6 +29,11 @@ void read_run(DeckSection s, RunConfig& c) {
   c.restart = s.text("restart", "");
   if (c.study != Study::none && !c.restart.empty())
     s.fail("restart", "a precision study is several runs; restart one run at a time");
+  c.min_seconds = s.number("min_seconds", 0.0, 0.0);
+  if (c.min_seconds > 0 && c.study != Study::none)
+    s.fail("min_seconds", "a precision study is several runs; repeat one run at a time");
+  if (c.min_seconds > 0 && !c.restart.empty())
+    s.fail("min_seconds", "repetitions start from step 0; not with run.restart");
   s.finish();
 }
 
@@ -436,6 +441,10 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
        (c.data.source == DataSource::synthetic && sparse_kind(c.data.synthetic.kind))))
     fail_key(c, "solver.method",
              "ca-sgd runs on dense storage; sparse data train with sgd (data.layout)");
+  if (c.run.min_seconds > 0 && c.solver.time_limit > 0)
+    fail_key(c, "run.min_seconds", "repeats whole trainings; not with solver.time_limit");
+  if (c.run.min_seconds > 0 && !c.output.checkpoint.path.empty())
+    fail_key(c, "run.min_seconds", "repeats whole trainings; not with output.checkpoint");
   if (c.run.study != Study::none && !c.output.checkpoint.path.empty())
     fail_key(c, "output.checkpoint.path",
              "a precision study is several runs; checkpoint one run at a time");

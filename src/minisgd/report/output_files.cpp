@@ -35,6 +35,20 @@ void print_summary(std::ostream& out, const nlohmann::json& rep) {
                   r["fom_time_s"].get<double>());
     out << line;
   }
+  if (r.contains("run_rule")) {
+    const auto& rule = r["run_rule"];
+    const double min_s = rule["min_seconds"].get<double>();
+    if (min_s > 0)
+      std::snprintf(line, sizeof line,
+                    "\nrun rule: FOM window %.3f s %s run.min_seconds %g s, %d repetition(s) of "
+                    "the training, final losses within %.2e",
+                    r["fom_time_s"].get<double>(), rule["obeyed"].get<bool>() ? ">=" : "<", min_s,
+                    rule["repetitions"].get<int>(), rule["loss_spread"].get<double>());
+    else
+      std::snprintf(line, sizeof line,
+                    "\nrun rule: run.min_seconds 0 (one training; not an official run)");
+    out << line;
+  }
   std::snprintf(line, sizeof line, "\nFOM: %.6e samples/s", r["samples_per_s"].get<double>());
   out << line;
   if (r.contains("time_to_target")) {
