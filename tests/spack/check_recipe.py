@@ -51,6 +51,7 @@ INTERNAL_OPTIONS = {
     "MINISGD_TEST_RANKS": "the MPI rank counts of the test suite",
     "MINISGD_HEART_SCALE": "where the test suite finds LIBLINEAR's heart_scale",
     "MINISGD_SOURCE_DIR": "the checkout ci/gpu_host_check builds (CI only)",
+    "MINISGD_TESTS_DEVICE_ONLY": "the CUDA compile check's subset of the tests (CI only)",
 }
 
 
