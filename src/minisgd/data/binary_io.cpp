@@ -38,10 +38,11 @@ namespace {
 template <class T>
 std::string route_block(const Config& c, const InputFile& f, const BinaryHeader& h, std::uint64_t b,
                         std::uint64_t expected, std::vector<char>& buf, RowRouter<T>& router,
-                        LoadStats& stats) {
+                        LoadStats& stats, bool& damaged) {
   const std::string why = read_block(f, h, b, expected, buf);
   stats.bytes_read += buf.size();
-  if (!why.empty()) return why;
+  damaged = !why.empty();
+  if (damaged) return why;
   const std::int64_t r0 = std::int64_t(b) * h.block_rows;
   const std::int64_t n = std::min(h.block_rows, h.rows - r0);
   const char* labels = buf.data();
@@ -58,8 +59,20 @@ std::string route_block(const Config& c, const InputFile& f, const BinaryHeader&
     const char* row = rows + std::size_t(i) * row_bytes;
     for (std::int64_t j = 0; j < h.features; ++j) vals[std::size_t(j)] = stored_element(row, j, h);
     router.add(r0 + i, label, cols.data(), vals.data(), h.features);
+    if (router.overflow().col >= 0)
+      return f.path() + ": row " + std::to_string(r0 + i + 1) + ": " +
+             stored_value_problem(c, router.overflow().col, router.overflow().value);
   }
   return {};
+}
+
+/// agree_on_error, its error thrown as UnusableFile, damaged when any rank's `damaged` is.
+void agree_file_unusable(comm::Communicator& comm, const std::string& error, bool damaged) {
+  try {
+    agree_on_error(comm, error);
+  } catch (const InputError& e) {  // thrown on every rank: the allreduce is collective
+    throw UnusableFile(e.what(), comm.allreduce_value(damaged ? 1 : 0, comm::Op::max) == 1);
+  }
 }
 
 }  // namespace
@@ -81,7 +94,7 @@ Dataset<T> load_binary(const Config& c, const std::string& path, bool training,
   } catch (const InputError& e) {
     error = e.what();
   }
-  agree_on_error(comm, error);
+  agree_file_unusable(comm, error, true);
   const BinaryLayout l = layout_of(h);
   table.resize(l.blocks);
   f->read_at(l.table_at, table.data(), 8 * l.blocks);
@@ -105,12 +118,14 @@ Dataset<T> load_binary(const Config& c, const std::string& path, bool training,
   for (std::uint64_t k = 0; k < rounds; ++k) {
     const std::uint64_t b = first + k;
     error.clear();
+    bool damaged = false;
     try {
-      if (b < last) error = route_block(c, *f, h, b, table[b], buf, router, stats);
+      if (b < last) error = route_block(c, *f, h, b, table[b], buf, router, stats, damaged);
     } catch (const InputError& e) {
       error = e.what();
+      damaged = true;
     }
-    agree_on_error(comm, error);
+    agree_file_unusable(comm, error, damaged);
     router.exchange(comm);
   }
   router.finish();

@@ -63,8 +63,10 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training, st
   if (fresh) {
     try {
       return load_binary<T>(c, cache, training, features, comm, stats);
-    } catch (const InputError& e) {  // damaged inside: thrown on every rank alike
-      if (comm.rank() == 0) std::cerr << "minisgd: note: " << e.what() << "; rebuilding it\n";
+    } catch (const UnusableFile& e) {  // thrown on every rank alike; the deck's errors pass
+      // Values this run refuses are named again, at their file:line, by the text's reader.
+      if (e.damaged && comm.rank() == 0)
+        std::cerr << "minisgd: note: " << e.what() << "; rebuilding it\n";
     }
   } else if (comm.rank() == 0 && std::filesystem::exists(cache)) {
     std::cerr << "minisgd: note: data cache " << cache << ": " << cache_staleness<T>(c, cache, path)

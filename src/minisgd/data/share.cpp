@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -48,6 +49,17 @@ std::string checked_label(Loss loss, double y, double& out) {
   }
   out = y;
   return {};
+}
+
+std::string stored_value_problem(const Config& c, std::int64_t col, double value) {
+  std::ostringstream v;
+  v << value;
+  const std::string where = c.data.hash_bits > 0 ? " of hashed column " + std::to_string(col)
+                                                 : " of feature " + std::to_string(col + 1);
+  if (!std::isfinite(value)) return "value " + v.str() + where + " is not a finite number";
+  return "value " + v.str() + where + " overflows " +
+         precision::to_string(c.precision.plan[precision::Knob::data]) +
+         " storage (precision.data)";
 }
 
 std::uint64_t share_bytes(const Partition& p, std::size_t element_bytes) {
