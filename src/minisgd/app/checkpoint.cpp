@@ -1,6 +1,7 @@
 #include "minisgd/app/checkpoint.hpp"
 
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -70,6 +71,10 @@ std::string read_checkpoint(const Config& c, comm::MpiCommunicator& world) {
   DecodedCheckpoint d;
   on_root<InputError>(world, [&] {
     const std::string& path = c.run.restart;
+    // A FIFO would block rank 0 (and every rank with it), /dev/zero would never end.
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+      throw InputError("run.restart: " + path + ": not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("run.restart: " + path + ": cannot open checkpoint");
     std::ostringstream buf;

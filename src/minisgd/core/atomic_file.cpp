@@ -39,6 +39,8 @@ std::string not_regular(const std::filesystem::path& target) {
 
 }  // namespace
 
+std::string replace_problem(const std::string& path) { return not_regular(path); }
+
 void register_temporary(const std::string& path) {
   if (path.size() >= kPathBytes) return;
   for (auto& slot : temporaries)

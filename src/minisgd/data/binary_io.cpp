@@ -142,6 +142,13 @@ BinaryWriter<T>::BinaryWriter(const std::string& path, BinaryHeader header,
   temp_ = path + ".tmp." + std::to_string(id);
   register_temporary(temp_);  // a SIGTERM while the cache is written removes it
   const BinaryLayout l = layout_of(header_);
+  // The rename at commit() would turn a FIFO or device node at `path` into a regular file.
+  int replaceable = comm.rank() == 0 ? (replace_problem(path).empty() ? 1 : 0) : 1;
+  comm.bcast(&replaceable, 1, 0);
+  if (!replaceable) {
+    forget_temporary(temp_);
+    throw RuntimeFailure(path + ": exists and is not a regular file; refusing to replace it");
+  }
   int ok = 1;
   if (comm.rank() == 0) {
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -12,10 +12,19 @@
 namespace minisgd {
 
 InputFile::InputFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; what is opened is checked, not
+  // what a path named a moment before (the caller's is_regular_file may have raced).
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st {};
-  if (fd_ < 0 || ::fstat(fd_, &st) != 0)
-    throw InputError(path + ": cannot open data file (" + std::strerror(errno) + ")");
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
+    const int error = errno;
+    if (fd_ >= 0) ::close(fd_);
+    throw InputError(path + ": cannot open data file (" + std::strerror(error) + ")");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw InputError(path + ": the data file is not a regular file");
+  }
   size_ = std::uint64_t(st.st_size);
 }
 

@@ -8,7 +8,8 @@
 
 namespace minisgd {
 
-/// An open file, read with pread; closes itself. Throws InputError when it cannot be opened.
+/// An open regular file, read with pread; closes itself. Throws InputError when it cannot be
+/// opened or is not a regular file (a FIFO, a device, a directory).
 class InputFile {
  public:
   explicit InputFile(const std::string& path);
