@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -76,6 +77,9 @@ namespace {
 
 /// MemAvailable of /proc/meminfo, or "unlimited" where there is none.
 std::uint64_t available_bytes() {
+  // Tests of the memory checks set the node's memory low rather than allocate what it lacks.
+  if (const char* forced = std::getenv("MINISGD_MEM_AVAILABLE"))
+    return std::strtoull(forced, nullptr, 10);
   std::ifstream in("/proc/meminfo");
   std::string key;
   std::uint64_t kb = 0;
