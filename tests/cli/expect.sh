@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # expect.sh CODE REGEX SECONDS -- COMMAND...
 # Runs COMMAND, passes when it exits with CODE within SECONDS, its output matches REGEX and
-# no error line is 500 characters or longer.
+# no error line is 500 characters or longer, nor printed twice.
 # MINISGD_TEST_TIME_SCALE (a whole number, default 1) multiplies SECONDS for slow builds (the
 # sanitizer stage): the limit is there to catch a hang, not to time the run.
 set -u
@@ -21,5 +21,10 @@ fi
 # An error is one short line, whatever the input held (a bad line may be megabytes long).
 if long=$(grep -E '(error|Error)' <<<"$out" | awk 'length($0) >= 500' | head -c 600) && [ -n "$long" ]; then
   echo "FAIL: an error line of 500 characters or more: $long"; exit 1
+fi
+# An error is printed once: not first as a note (say, that a cache is rebuilt), then again.
+if msg=$(grep -m1 -oE 'error: .+' <<<"$out" | cut -c8-) && [ -n "$msg" ] &&
+   [ "$(grep -cF -- "$msg" <<<"$out")" -gt 1 ]; then
+  echo "FAIL: the error is printed more than once: $msg"; echo "$out"; exit 1
 fi
 echo "ok: exit $rc, output matches /$regex/"

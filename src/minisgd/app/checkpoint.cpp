@@ -1,6 +1,7 @@
 #include "minisgd/app/checkpoint.hpp"
 
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "minisgd/app/collective.hpp"
 #include "minisgd/core/atomic_file.hpp"
 #include "minisgd/core/errors.hpp"
+#include "minisgd/data/line_blocks.hpp"
 #include "minisgd/report/checkpoint_file.hpp"
 
 namespace minisgd {
@@ -28,6 +30,18 @@ void on_root(comm::MpiCommunicator& world, F&& f) {
     }
   MPI_Bcast(&failed, 1, MPI_INT, 0, world.native());
   if (failed) throw E(world.rank() == 0 ? why : std::string("checkpoint failed on rank 0"));
+}
+
+/// The deck names its data files by path: a restart also checks that they hold what they
+/// held at the checkpoint (data.content, data.test_content; sampled_fingerprint).
+CheckpointIdentity identity(const Config& c, int ranks) {
+  CheckpointIdentity id = checkpoint_identity(c, ranks);
+  std::error_code ec;
+  if (c.data.source != DataSource::synthetic && std::filesystem::exists(c.data.path, ec))
+    id.deck["data"]["content"] = sampled_fingerprint(c.data.path);
+  if (!c.data.test_path.empty() && std::filesystem::exists(c.data.test_path, ec))
+    id.deck["data"]["test_content"] = sampled_fingerprint(c.data.test_path);
+  return id;
 }
 
 int byte_count(std::size_t n) {
@@ -58,7 +72,7 @@ void write_checkpoint(const Config& c, comm::MpiCommunicator& world, std::int64_
   on_root<RuntimeFailure>(world, [&] {
     std::vector<std::string> states;
     for (int r = 0; r < p; ++r) states.push_back(all.substr(offsets[r], sizes[r]));
-    const std::string image = encode_checkpoint(checkpoint_identity(c, p), iteration, states);
+    const std::string image = encode_checkpoint(identity(c, p), iteration, states);
     write_file_atomically(c.output.checkpoint.path, [&](std::ostream& f) {
       f.write(image.data(), std::streamsize(image.size()));
     });
@@ -70,11 +84,15 @@ std::string read_checkpoint(const Config& c, comm::MpiCommunicator& world) {
   DecodedCheckpoint d;
   on_root<InputError>(world, [&] {
     const std::string& path = c.run.restart;
+    // A FIFO would block rank 0 (and every rank with it), /dev/zero would never end.
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+      throw InputError("run.restart: " + path + ": not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("run.restart: " + path + ": cannot open checkpoint");
     std::ostringstream buf;
     buf << in.rdbuf();
-    d = decode_checkpoint(buf.str(), path, checkpoint_identity(c, p));
+    d = decode_checkpoint(buf.str(), path, identity(c, p));
   });
   std::vector<int> sizes, offsets;
   std::string all;

@@ -94,6 +94,29 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
                       std::to_string(c.solver.batch_size) + ": CA-SGD's Gram and buffers",
                   world);
     });
+  if (c.solver.method == Method::sgd)
+    collectively(world, err, [&] {
+      // SGD's vectors of the rank's columns: w, g (none for a lazy sparse step), the reduced g
+      // (row decomposition), the optimizer's and the average's state; 4 bytes each, a lower
+      // bound (compressor state and fp64 arithmetic come on top): a hashed d of 2^30 is
+      // refused, not killed by the OOM killer.
+      const std::int64_t cols = s.data.part.local_cols();
+      const bool lazy = s.data.sparse() && c.solver.optimizer == OptimizerKind::sgd &&
+                        c.solver.averaging == Averaging::none;
+      const int vectors = 1 + (lazy ? 0 : 1) +
+                          (s.data.part.decomposition == Decomposition::row ? 1 : 0) +
+                          (c.solver.optimizer == OptimizerKind::adam       ? 2
+                           : c.solver.optimizer == OptimizerKind::momentum ? 1
+                                                                           : 0) +
+                          (c.solver.averaging != Averaging::none ? 1 : 0);
+      const std::string key = c.data.hash_bits > 0
+                                  ? "data.hash_bits = " + std::to_string(c.data.hash_bits)
+                                  : std::string("the data's features");
+      ensure_fits(4.0L * vectors * cols,
+                  key + ": SGD's w, g and solver.optimizer state (" + std::to_string(vectors) +
+                      " vectors of " + std::to_string(cols) + " columns, at least)",
+                  world);
+    });
   Kokkos::Timer clock;
   s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
   fence("stepper set up");

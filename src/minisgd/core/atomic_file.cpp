@@ -39,6 +39,8 @@ std::string not_regular(const std::filesystem::path& target) {
 
 }  // namespace
 
+std::string replace_problem(const std::string& path) { return not_regular(path); }
+
 void register_temporary(const std::string& path) {
   if (path.size() >= kPathBytes) return;
   for (auto& slot : temporaries)
@@ -70,11 +72,13 @@ std::string output_path_problem(const std::string& path) {
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   const std::string probe = path + ".tmp.probe." + std::to_string(::getpid());
+  register_temporary(probe);
   std::FILE* f = std::fopen(probe.c_str(), "wb");
-  if (!f) return path + ": cannot be written (" + std::strerror(errno) + ")";
-  std::fclose(f);
+  const int error = errno;
+  if (f) std::fclose(f);
   std::remove(probe.c_str());
-  return {};
+  forget_temporary(probe);
+  return f ? std::string() : path + ": cannot be written (" + std::strerror(error) + ")";
 }
 
 void write_file_atomically(const std::string& path,

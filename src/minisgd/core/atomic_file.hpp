@@ -11,6 +11,10 @@ namespace minisgd {
 /// rename would replace it. Throws RuntimeFailure when the file cannot be written.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& body);
 
+/// Why a temporary renamed onto `path` would destroy something: "" when `path` is absent or a
+/// regular file, else "PATH: exists and is not a regular file; refusing to replace it".
+std::string replace_problem(const std::string& path);
+
 /// Checks at set-up, before any training, that `path` can be written as write_file_atomically
 /// will write it (a regular file or none, in a directory that takes a new file). "" when it
 /// can, else why not.

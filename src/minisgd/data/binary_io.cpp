@@ -39,10 +39,11 @@ namespace {
 template <class T>
 std::string route_block(const Config& c, const InputFile& f, const BinaryHeader& h, std::uint64_t b,
                         std::uint64_t expected, std::vector<char>& buf, RowRouter<T>& router,
-                        LoadStats& stats) {
+                        LoadStats& stats, bool& damaged) {
   const std::string why = read_block(f, h, b, expected, buf);
   stats.bytes_read += buf.size();
-  if (!why.empty()) return why;
+  damaged = !why.empty();
+  if (damaged) return why;
   const std::int64_t r0 = std::int64_t(b) * h.block_rows;
   const std::int64_t n = std::min(h.block_rows, h.rows - r0);
   const char* labels = buf.data();
@@ -59,8 +60,20 @@ std::string route_block(const Config& c, const InputFile& f, const BinaryHeader&
     const char* row = rows + std::size_t(i) * row_bytes;
     for (std::int64_t j = 0; j < h.features; ++j) vals[std::size_t(j)] = stored_element(row, j, h);
     router.add(r0 + i, label, cols.data(), vals.data(), h.features);
+    if (router.overflow().col >= 0)
+      return f.path() + ": row " + std::to_string(r0 + i + 1) + ": " +
+             stored_value_problem(c, router.overflow().col, router.overflow().value);
   }
   return {};
+}
+
+/// agree_on_error, its error thrown as UnusableFile, damaged when any rank's `damaged` is.
+void agree_file_unusable(comm::Communicator& comm, const std::string& error, bool damaged) {
+  try {
+    agree_on_error(comm, error);
+  } catch (const InputError& e) {  // thrown on every rank: the allreduce is collective
+    throw UnusableFile(e.what(), comm.allreduce_value(damaged ? 1 : 0, comm::Op::max) == 1);
+  }
 }
 
 /// The file, its header and block table (collective: every rank agrees on an error).
@@ -86,7 +99,7 @@ OpenedBinary<Header> open_binary(const std::string& path, std::int64_t features,
   } catch (const InputError& e) {
     error = e.what();
   }
-  agree_on_error(comm, error);
+  agree_file_unusable(comm, error, true);
   const std::uint64_t blocks = layout_of(b.h).blocks;
   b.table.resize(blocks);
   b.file->read_at(layout_of(b.h).table_at, b.table.data(), 8 * blocks);
@@ -94,8 +107,9 @@ OpenedBinary<Header> open_binary(const std::string& path, std::int64_t features,
   return b;
 }
 
-/// Calls f(b) for each of this rank's blocks, [B·r/P, B·(r+1)/P), then exchange(): as many
-/// rounds on every rank, each agreeing on the errors f returns (collective).
+/// Calls f(b, damaged) for each of this rank's blocks, [B·r/P, B·(r+1)/P), then exchange(): as
+/// many rounds on every rank, each agreeing on the errors f returns (collective; thrown as
+/// UnusableFile, damaged as f says).
 template <class F, class X>
 void for_my_blocks(std::uint64_t blocks, comm::Communicator& comm, F&& f, X&& exchange) {
   const std::uint64_t P = std::uint64_t(comm.size()), me = std::uint64_t(comm.rank());
@@ -103,12 +117,14 @@ void for_my_blocks(std::uint64_t blocks, comm::Communicator& comm, F&& f, X&& ex
   const std::uint64_t rounds = (blocks + P - 1) / P;  // the most blocks any rank reads
   for (std::uint64_t k = 0; k < rounds; ++k) {
     std::string error;
+    bool damaged = false;
     try {
-      if (first + k < last) error = f(first + k);
+      if (first + k < last) error = f(first + k, damaged);
     } catch (const InputError& e) {
       error = e.what();
+      damaged = true;
     }
-    agree_on_error(comm, error);
+    agree_file_unusable(comm, error, damaged);
     exchange();
   }
 }
@@ -145,8 +161,8 @@ Dataset<T> load_dense(const Config& c, const std::string& path, bool training,
   std::vector<char> buf;
   for_my_blocks(
       layout_of(h).blocks, comm,
-      [&](std::uint64_t b) {
-        return route_block(c, *in.file, h, b, in.table[b], buf, router, stats);
+      [&](std::uint64_t b, bool& damaged) {
+        return route_block(c, *in.file, h, b, in.table[b], buf, router, stats, damaged);
       },
       [&] { router.exchange(comm); });
   router.finish();
@@ -172,6 +188,9 @@ std::string route_csr_block(const Config& c, const InputFile& f, const CsrHeader
       vals.push_back(stored_element(block.values.data(), e - e0, h.element_bytes, h.container));
     }
     router.add(block.first + i, label, cols.data(), vals.data(), std::int64_t(cols.size()));
+    if (router.overflow().col >= 0)
+      return f.path() + ": row " + std::to_string(block.first + i + 1) + ": " +
+             stored_value_problem(c, router.overflow().col, router.overflow().value);
   }
   return {};
 }
@@ -187,9 +206,10 @@ Dataset<T> load_csr(const Config& c, const std::string& path, bool training, std
       shuffled_positions(h.rows, c.run.seed, training && c.data.shuffle);
   const std::uint64_t blocks = layout_of(h).blocks;
   CsrBlock block;
-  const auto read = [&](std::uint64_t b) {
+  const auto read = [&](std::uint64_t b, bool& damaged) {
     const std::string why = read_block(*in.file, h, b, in.table[b], block);
     stats.bytes_read += block.bytes();
+    damaged = !why.empty();
     return why;
   };
   if (stores_sparse(storage_layout(c), double(h.entries), h.rows, h.features)) {
@@ -202,8 +222,8 @@ Dataset<T> load_csr(const Config& c, const std::string& path, bool training, std
     std::vector<std::int32_t> counts;
     for_my_blocks(
         blocks, comm,
-        [&](std::uint64_t b) {
-          std::string why = read(b);
+        [&](std::uint64_t b, bool& damaged) {
+          std::string why = read(b, damaged);
           for (std::int64_t i = 0; why.empty() && i < block.rows(); ++i) {
             counts.resize(counts.size() + nb, 0);
             std::int32_t* row = counts.data() + counts.size() - nb;
@@ -231,8 +251,8 @@ Dataset<T> load_csr(const Config& c, const std::string& path, bool training, std
   RowRouter<T> router(ds, std::move(position), data_store<T>(c, cols), c.model.intercept);
   for_my_blocks(
       blocks, comm,
-      [&](std::uint64_t b) {
-        std::string why = read(b);
+      [&](std::uint64_t b, bool& damaged) {
+        std::string why = read(b, damaged);
         return why.empty() ? route_csr_block(c, *in.file, h, block, router) : why;
       },
       [&] { router.exchange(comm); });
@@ -267,6 +287,13 @@ BinaryWriter<T>::BinaryWriter(const std::string& path, std::uint64_t bytes,
   comm.bcast(&id, 1, 0);
   temp_ = path + ".tmp." + std::to_string(id);
   register_temporary(temp_);  // a SIGTERM while the file is written removes it
+  // The rename at commit() would turn a FIFO or device node at `path` into a regular file.
+  int replaceable = comm.rank() == 0 ? (replace_problem(path).empty() ? 1 : 0) : 1;
+  comm.bcast(&replaceable, 1, 0);
+  if (!replaceable) {
+    forget_temporary(temp_);
+    throw RuntimeFailure(path + ": exists and is not a regular file; refusing to replace it");
+  }
   int ok = 1;
   if (comm.rank() == 0) {
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -9,6 +9,7 @@
 
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/config/config.hpp"
+#include "minisgd/core/errors.hpp"
 #include "minisgd/data/binary_format.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/data/libsvm.hpp"
@@ -17,13 +18,23 @@
 
 namespace minisgd {
 
+/// A binary file whose content cannot stand for the data: `damaged` (unreadable, truncated,
+/// a checksum mismatch) or values this run refuses (labels for another loss, a value its
+/// storage cannot hold). A data cache is rebuilt from its text file on this error only, never
+/// on the deck's own errors, which are thrown as InputError and printed once.
+struct UnusableFile : InputError {
+  UnusableFile(const std::string& what, bool damaged_) : InputError(what), damaged(damaged_) {}
+  bool damaged;
+};
+
 /// The container name of a storage type: fp64, fp32, bf16, fp16.
 template <class T>
 const char* container_name();
 
 /// This rank's share of a binary file of either form (collective), stored as the deck's
 /// data.layout asks: a CSR file into a dense or a sparse share, a dense file into a dense one.
-/// InputError names the file and, for a damaged block, the rows it holds.
+/// UnusableFile names the file and, for a damaged block, the rows it holds; InputError a deck
+/// key the file's shape or form does not fit.
 template <class T>
 Dataset<T> load_binary(const Config& c, const std::string& path, bool training,
                        std::int64_t features, comm::Communicator& comm, LoadStats& stats);

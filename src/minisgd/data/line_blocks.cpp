@@ -4,23 +4,59 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <vector>
+
+#define XXH_INLINE_ALL  // header-only, as in feature_hash.cpp
+#include <xxhash.h>
 
 #include "minisgd/core/errors.hpp"
 
 namespace minisgd {
 
 InputFile::InputFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; what is opened is checked, not
+  // what a path named a moment before (the caller's is_regular_file may have raced).
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st {};
-  if (fd_ < 0 || ::fstat(fd_, &st) != 0)
-    throw InputError(path + ": cannot open data file (" + std::strerror(errno) + ")");
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
+    const int error = errno;
+    if (fd_ >= 0) ::close(fd_);
+    throw InputError(path + ": cannot open data file (" + std::strerror(error) + ")");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw InputError(path + ": the data file is not a regular file");
+  }
   size_ = std::uint64_t(st.st_size);
 }
 
 InputFile::~InputFile() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+std::string sampled_fingerprint(const std::string& path) {
+  constexpr std::uint64_t kBlocks = 64, kBlock = 4096;
+  const InputFile f(path);
+  XXH64_state_t* h = XXH64_createState();
+  XXH64_reset(h, 0);
+  std::vector<char> buf(kBlock);
+  const std::uint64_t size = f.size();
+  for (std::uint64_t k = 0; k < kBlocks; ++k) {
+    const std::uint64_t at =
+        size <= kBlocks * kBlock ? k * kBlock : (size - kBlock) * k / (kBlocks - 1);
+    if (at >= size) break;
+    XXH64_update(h, buf.data(),
+                 f.read_at(at, buf.data(), std::size_t(std::min(kBlock, size - at))));
+  }
+  const std::uint64_t sum = XXH64_digest(h);
+  XXH64_freeState(h);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum));
+  return std::to_string(size) + " bytes, sampled xxh64 " + hex;
 }
 
 std::size_t InputFile::read_at(std::uint64_t offset, void* buf, std::size_t n) const {

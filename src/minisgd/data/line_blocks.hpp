@@ -8,7 +8,8 @@
 
 namespace minisgd {
 
-/// An open file, read with pread; closes itself. Throws InputError when it cannot be opened.
+/// An open regular file, read with pread; closes itself. Throws InputError when it cannot be
+/// opened or is not a regular file (a FIFO, a device, a directory).
 class InputFile {
  public:
   explicit InputFile(const std::string& path);
@@ -25,6 +26,12 @@ class InputFile {
   int fd_ = -1;
   std::uint64_t size_ = 0;
 };
+
+/// A data file's content in a few reads, whatever its size: "N bytes, sampled xxh64 H", H of
+/// 64 blocks of 4 KiB spread evenly from its first byte to its last (the whole file up to
+/// 256 KiB). Another file, a truncated, extended or regenerated one differ in N or H; an edit
+/// that keeps the size and falls between the samples does not show.
+std::string sampled_fingerprint(const std::string& path);
 
 /// The first line start at or after `offset` (the file size if none).
 std::uint64_t line_start_at_or_after(const InputFile& f, std::uint64_t offset);

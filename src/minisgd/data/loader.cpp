@@ -7,6 +7,7 @@
 #include <string>
 
 #include "minisgd/config/deck.hpp"
+#include "minisgd/core/atomic_file.hpp"
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/binary_io.hpp"
 #include "minisgd/data/generate.hpp"
@@ -70,14 +71,21 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training, st
       c.data.cache && training && c.data.hash_bits == 0 && !data_store<T>(c, 1).round.stochastic;
   if (!cached) return load_libsvm<T>(c, path, training, features, comm, stats);
   const std::string cache = path + ".minisgd.bin";
+  if (!replace_problem(cache).empty()) {  // a FIFO or device there is neither read nor replaced
+    if (comm.rank() == 0)
+      std::cerr << "minisgd: note: data cache " << cache << ": not a regular file; not used\n";
+    return load_libsvm<T>(c, path, training, features, comm, stats);
+  }
   // Every rank judges the same file; rank 0's verdict is everyone's.
   int fresh = comm.rank() == 0 ? (cache_staleness<T>(c, cache, path).empty() ? 1 : 0) : 0;
   comm.bcast(&fresh, 1, 0);
   if (fresh) {
     try {
       return load_binary<T>(c, cache, training, features, comm, stats);
-    } catch (const InputError& e) {  // damaged inside: thrown on every rank alike
-      if (comm.rank() == 0) std::cerr << "minisgd: note: " << e.what() << "; rebuilding it\n";
+    } catch (const UnusableFile& e) {  // thrown on every rank alike; the deck's errors pass
+      // Values this run refuses are named again, at their file:line, by the text's reader.
+      if (e.damaged && comm.rank() == 0)
+        std::cerr << "minisgd: note: " << e.what() << "; rebuilding it\n";
     }
   } else if (comm.rank() == 0 && std::filesystem::exists(cache)) {
     std::cerr << "minisgd: note: data cache " << cache << ": " << cache_staleness<T>(c, cache, path)

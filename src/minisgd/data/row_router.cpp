@@ -1,9 +1,11 @@
 #include "minisgd/data/row_router.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "minisgd/core/errors.hpp"
+#include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd {
 namespace {
@@ -72,7 +74,12 @@ void RowRouter<T>::pack(int dest, std::int64_t local, std::int64_t row, double l
   put(h);
   for (const std::int64_t* k = b; k < e; ++k) put(std::int32_t(*k - c0));
   if (with_one) put(std::int32_t(d - c0));
-  for (const std::int64_t* k = b; k < e; ++k) put(store_(val[k - col], row, *k));
+  for (const std::int64_t* k = b; k < e; ++k) {
+    const T v = store_(val[k - col], row, *k);
+    if (!std::isfinite(precision::to_double(v)) && overflow_.col < 0)
+      overflow_ = {*k, val[k - col]};
+    put(v);
+  }
   if (with_one) put(store_(1.0, row, d));
   buffered_ += out.size() - before;
 }

@@ -27,6 +27,13 @@ class RowRouter {
   /// Copies the filled share to the device (after the last exchange).
   void finish();
   std::uint64_t buffered_bytes() const { return buffered_; }
+  /// The first value added whose stored form is not finite (the storage type's range is too
+  /// small for it): the reader names its line and refuses the data. col < 0: none yet.
+  struct Overflow {
+    std::int64_t col = -1;
+    double value = 0;
+  };
+  const Overflow& overflow() const { return overflow_; }
 
  private:
   void pack(int dest, std::int64_t local, std::int64_t row, double label, const std::int64_t* col,
@@ -45,6 +52,7 @@ class RowRouter {
   std::vector<std::vector<char>> out_;  // packed rows per destination rank
   std::vector<char> in_;
   std::uint64_t buffered_ = 0;
+  Overflow overflow_;
 };
 
 }  // namespace minisgd

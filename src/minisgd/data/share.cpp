@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -50,6 +52,17 @@ std::string checked_label(Loss loss, double y, double& out) {
   return {};
 }
 
+std::string stored_value_problem(const Config& c, std::int64_t col, double value) {
+  std::ostringstream v;
+  v << value;
+  const std::string where = c.data.hash_bits > 0 ? " of hashed column " + std::to_string(col)
+                                                 : " of feature " + std::to_string(col + 1);
+  if (!std::isfinite(value)) return "value " + v.str() + where + " is not a finite number";
+  return "value " + v.str() + where + " overflows " +
+         precision::to_string(c.precision.plan[precision::Knob::data]) +
+         " storage (precision.data)";
+}
+
 std::uint64_t share_bytes(const Partition& p, std::size_t element_bytes) {
   Partition first = p;
   first.rank = 0;  // rank 0 holds the largest share in both decompositions
@@ -64,6 +77,9 @@ namespace {
 
 /// MemAvailable of /proc/meminfo, or "unlimited" where there is none.
 std::uint64_t available_bytes() {
+  // Tests of the memory checks set the node's memory low rather than allocate what it lacks.
+  if (const char* forced = std::getenv("MINISGD_MEM_AVAILABLE"))
+    return std::strtoull(forced, nullptr, 10);
   std::ifstream in("/proc/meminfo");
   std::string key;
   std::uint64_t kb = 0;

@@ -46,6 +46,11 @@ void check_partition(const Config& c, const Partition& p);
 /// empty string and sets `out`, or the reason the label is refused.
 std::string checked_label(Loss loss, double y, double& out);
 
+/// Why a value of column `col` (0-based) is refused after it was stored: not finite in the
+/// storage format of precision.data (it overflowed, or a binary file holds inf or NaN). The
+/// data is at fault, not the solver: the run would only diverge at iteration 0.
+std::string stored_value_problem(const Config& c, std::int64_t col, double value);
+
 /// Bytes of the largest rank's share (matrix and labels) stored as `element_bytes`.
 std::uint64_t share_bytes(const Partition& p, std::size_t element_bytes);
 

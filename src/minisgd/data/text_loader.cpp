@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -94,11 +95,12 @@ struct LabelForms {
   }
 };
 
-/// Parses one block into `rows`, checks labels, routes the rows; returns "" or "file:line: why".
+/// Parses one block into `rows`, checks labels and stored values, routes the rows; returns "" or
+/// "file:line: why".
 template <class T>
 std::string parse_block(const Config& c, const std::string& path, const char* b, const char* e,
                         std::int64_t cols, std::int64_t& line, std::int64_t& row, ParsedRows& rows,
-                        RowRouter<T>* router, LabelForms& forms) {
+                        const DataStore<T>& store, RowRouter<T>* router, LabelForms& forms) {
   std::string error;
   rows.clear();
   const int bits = c.data.hash_bits;  // hashed indices have no bound before hashing
@@ -118,10 +120,22 @@ std::string parse_block(const Config& c, const std::string& path, const char* b,
     }
     if (c.model.loss == Loss::logistic)
       forms.see(rows.labels[std::size_t(k)], rows.line[std::size_t(k)]);
-    if (!router) continue;
     const std::size_t at = std::size_t(rows.row_ptr[std::size_t(k)]);
-    router->add(row, label, rows.col.data() + at, rows.val.data() + at,
-                rows.row_ptr[std::size_t(k) + 1] - rows.row_ptr[std::size_t(k)]);
+    const std::int64_t n = rows.row_ptr[std::size_t(k) + 1] - rows.row_ptr[std::size_t(k)];
+    typename RowRouter<T>::Overflow bad;
+    if (router) {
+      router->add(row, label, rows.col.data() + at, rows.val.data() + at, n);
+      bad = router->overflow();
+    } else {  // converting: no router stores the values, check them here
+      for (std::size_t j = at; j < at + std::size_t(n) && bad.col < 0; ++j)
+        if (!std::isfinite(precision::to_double(store(rows.val[j], row, rows.col[j]))))
+          bad = {rows.col[j], rows.val[j]};
+    }
+    if (bad.col >= 0) {
+      error = path + ":" + std::to_string(rows.line[std::size_t(k)]) + ": " +
+              stored_value_problem(c, bad.col, bad.value);
+      break;
+    }
   }
   return error;
 }
@@ -231,7 +245,7 @@ void parse_text(const Config& c, const std::string& path, const ScannedText& t,
     const auto t0 = std::chrono::steady_clock::now();
     const std::int64_t first = row;
     const std::string error =
-        mine ? parse_block(c, path, b, e, t.features, line, row, rows, router, forms)
+        mine ? parse_block(c, path, b, e, t.features, line, row, rows, store, router, forms)
              : std::string();
     stats.parse_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
