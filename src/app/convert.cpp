@@ -11,6 +11,7 @@
 #include "minisgd/app/collective.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/config.hpp"
+#include "minisgd/core/atomic_file.hpp"
 #include "minisgd/data/binary_format.hpp"
 #include "minisgd/data/text_loader.hpp"
 #include "minisgd/precision/dispatch.hpp"
@@ -51,6 +52,9 @@ int convert_main(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
       throw minisgd::InputError(std::string("--format: ") + e.what());
     }
+    // A bad output path is the caller's input (exit 2), found before anything is parsed.
+    if (const std::string why = minisgd::replace_problem(out); !why.empty())
+      throw minisgd::InputError(why);
     P::with_compiled_type(P::container(c.precision.plan[P::Knob::data]), [&](auto tag) {
       rows = minisgd::convert_libsvm<typename decltype(tag)::type>(c, in, out, features, world);
     });
