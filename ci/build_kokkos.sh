@@ -6,6 +6,9 @@
 #                               bounds checking, Kernels without a BLAS TPL; CI's sanitizer stage)
 #   ci/build_kokkos.sh cuda     -> $MINISGD_CACHE/kokkos-cuda    (Serial + CUDA 11.8, sm_80; compile-only here)
 #
+# MINISGD_KOKKOS_FETCH_ONLY=1: only download what the build needs (the sources and, for cuda, the
+# toolkit) and return; ci/test.sh runs that in the background while the first stage compiles.
+#
 # Why: Debian ships Kokkos 3.4.01 with the Serial backend only; a race in a
 # team kernel is invisible on Serial, and CUDA code must at least compile.
 # The sources are packages/kokkos{,-kernels} of Debian's `trilinos` source
@@ -228,6 +231,10 @@ if [[ ! -f "$SRC/.extracted" ]]; then
   grep -q 'set(Kokkos_VERSION_MINOR 4)' "$SRC/kokkos/CMakeLists.txt" ||
     { echo "build_kokkos: unexpected Kokkos version in $tarball" >&2; exit 1; }
   touch "$SRC/.extracted"
+fi
+if [[ "${MINISGD_KOKKOS_FETCH_ONLY:-0}" == 1 ]]; then
+  echo "build_kokkos: $BACKEND: sources fetched in $SECONDS s, nothing built"
+  exit 0
 fi
 
 # ---- build ----------------------------------------------------------------------
