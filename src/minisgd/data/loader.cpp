@@ -29,11 +29,13 @@ std::string cache_staleness(const Config& c, const std::string& cache, const std
     const auto judge = [&](auto& h) {
       std::string why = read_header(f, h);
       if (!why.empty()) return why;
-      std::uint64_t bytes = 0;
-      std::int64_t mtime = 0;
-      file_stamp(source, bytes, mtime);
-      if (h.source_bytes != bytes || h.source_mtime_ns != mtime)
+      // Size and time alone would take another file of the same size and time (a copy that
+      // kept its time, an edit whose time was put back) for the one the cache was made from.
+      const SourceStamp now = source_stamp(source);
+      if (h.source_bytes != now.bytes || h.source_mtime_ns != now.mtime_ns)
         return std::string("stale (the text file changed)");
+      if (h.source_sample != now.sample)
+        return std::string("made from other content (same size and time, sampled xxh64 differs)");
       const std::string format = precision::to_string(c.precision.plan[precision::Knob::data]);
       if (std::string(h.container) != container_name<T>() || format != h.format)
         return std::string("holds ") + h.format + " values, this run stores " + format;
