@@ -61,10 +61,15 @@ std::string cache_staleness(const Config& c, const std::string& cache, const std
 template <class T>
 Dataset<T> read_file(const Config& c, const std::string& path, bool training, std::int64_t features,
                      comm::Communicator& comm, LoadStats& stats) {
-  if (!std::filesystem::exists(path)) throw InputError(path + ": data file not found");
   // A FIFO would block every rank, a directory or device would read as garbage or nothing.
-  if (!std::filesystem::is_regular_file(path))
-    throw InputError(path + ": the data file is not a regular file");
+  // Every rank looks and all agree: a rank that finds no file (deleted between the ranks'
+  // looks, another working directory) must not leave the others waiting in a collective.
+  std::string unusable;
+  if (!std::filesystem::exists(path))
+    unusable = path + ": data file not found";
+  else if (!std::filesystem::is_regular_file(path))
+    unusable = path + ": the data file is not a regular file";
+  agree_on_error(comm, unusable);
   if (c.data.source == DataSource::binary)
     return load_binary<T>(c, path, training, features, comm, stats);
   // The cache holds rounded values: only a deterministic rounding can reuse them. It holds the
