@@ -9,6 +9,7 @@
 #include <string>
 
 #include "minisgd/app/collective.hpp"
+#include "minisgd/app/last_resort.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/core/atomic_file.hpp"
@@ -72,11 +73,14 @@ int convert_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  minisgd::install_last_resorts();
   int code = 0;
   try {
     code = convert_main(argc, argv);
   } catch (const minisgd::Abort& a) {
     code = a.code;
+  } catch (const std::exception& e) {
+    minisgd::fail_unexpectedly(e.what());
   }
   MPI_Finalize();
   return code;

@@ -14,10 +14,10 @@
 #include "minisgd/app/capabilities.hpp"
 #include "minisgd/app/capability_check.hpp"
 #include "minisgd/app/collective.hpp"
+#include "minisgd/app/last_resort.hpp"
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/config/deck.hpp"
-#include "minisgd/core/atomic_file.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/version.hpp"
 
@@ -89,36 +89,11 @@ std::vector<char*> kokkos_arguments(int argc, char** argv) {
   return out;
 }
 
-/// The last resort: whatever escapes (a bad_alloc, an exception from a library) ends the job
-/// with exit code 3 and its message, never std::terminate's core dump with other ranks waiting.
-[[noreturn]] void fail_unexpectedly(const char* what) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  std::cerr << "minisgd: error: rank " << rank << ": unexpected failure: " << what << std::endl;
-  if (ranks > 1) MPI_Abort(MPI_COMM_WORLD, minisgd::kRuntimeFailure);
-  MPI_Finalize();
-  std::_Exit(minisgd::kRuntimeFailure);
-}
-
-void on_terminate() {
-  const std::exception_ptr e = std::current_exception();
-  try {
-    if (e) std::rethrow_exception(e);
-    fail_unexpectedly("std::terminate");
-  } catch (const std::exception& x) {
-    fail_unexpectedly(x.what());
-  } catch (...) {
-    fail_unexpectedly("an exception of unknown type");
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  std::set_terminate(on_terminate);
-  minisgd::remove_temporaries_on_signal();
+  minisgd::install_last_resorts();
   minisgd::gpu::select_device_by_local_rank(MPI_COMM_WORLD, argc, argv);  // CUDA builds only
   int code = 0;
   {
@@ -138,8 +113,8 @@ int main(int argc, char** argv) {
     if (!why.empty()) {
       int rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      std::cerr << "minisgd: error: rank " << rank
-                << ": Kokkos could not start: " << why.substr(0, why.find('\n')) << std::endl;
+      std::cerr << "minisgd: error: rank " << rank << ": Kokkos could not start: "
+                << minisgd::printable_message(why.substr(0, why.find('\n'))) << std::endl;
     }
     if (!started)
       code = minisgd::kBadInput;
@@ -149,7 +124,7 @@ int main(int argc, char** argv) {
       } catch (const minisgd::Abort& a) {
         code = a.code;
       } catch (const std::exception& e) {
-        fail_unexpectedly(e.what());
+        minisgd::fail_unexpectedly(e.what());
       }
   }
   MPI_Finalize();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -24,6 +25,20 @@ inline void injected_failure(const char* phase, int rank) {
   if (spec && std::string(spec) == std::to_string(rank) + ":" + phase)
     throw RuntimeFailure(std::string("injected failure on rank ") + std::to_string(rank) + " at " +
                          phase + " (MINISGD_INJECT_FAILURE)");
+}
+
+/// Test hook, as injected_failure: with MINISGD_INJECT_FAILURE=<rank>:escape in the environment,
+/// that rank throws at the start of `phase` from a noexcept function, so no handler of the run
+/// sees it: std::terminate, which the last resort (app/last_resort.hpp) turns into exit 3 with
+/// the exception's message.
+[[noreturn]] inline void throw_injected_escape(const char* phase, int rank) {
+  throw std::logic_error(std::string("injected escape on rank ") + std::to_string(rank) + " at " +
+                         phase + " (MINISGD_INJECT_FAILURE)");
+}
+inline void injected_escape(const char* phase, int rank) noexcept {
+  const char* spec = std::getenv("MINISGD_INJECT_FAILURE");
+  if (spec && std::string(spec) == std::to_string(rank) + ":escape")
+    throw_injected_escape(phase, rank);
 }
 
 /// Runs f on every rank of world. If it throws anywhere, the lowest failing rank prints its
@@ -63,7 +78,7 @@ void collectively(comm::MpiCommunicator& world, std::ostream& err, F&& f) {
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
       if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       if (!done && std::chrono::steady_clock::now() > deadline) {
-        err << "minisgd: error: " << msg << " (rank " << rank
+        err << "minisgd: error: " << printable_message(msg) << " (rank " << rank
             << "; the other ranks are busy elsewhere: ending the job)" << std::endl;
         MPI_Abort(world.native(), code);
       }
@@ -71,7 +86,7 @@ void collectively(comm::MpiCommunicator& world, std::ostream& err, F&& f) {
   }
   MPI_Comm_free(&agree);
   if (all[0] == 0) return;
-  if (rank == size - all[1]) err << "minisgd: error: " << msg << std::endl;
+  if (rank == size - all[1]) err << "minisgd: error: " << printable_message(msg) << std::endl;
   throw Abort{all[0]};
 }
 

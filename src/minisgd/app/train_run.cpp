@@ -10,6 +10,7 @@
 #include "minisgd/app/checkpoint.hpp"
 #include "minisgd/app/collective.hpp"
 #include "minisgd/comm/factory.hpp"
+#include "minisgd/compress/compressor.hpp"
 #include "minisgd/core/profiling.hpp"
 #include "minisgd/data/loader.hpp"
 #include "minisgd/data/share.hpp"
@@ -65,10 +66,38 @@ void print_problem(const Config& c, const Partition& part, const std::string& de
       << " batches per epoch, " << ranks << " rank(s)\n";
 }
 
+/// CA-SGD's buffers checked before they are allocated (CaSgdStepper): the packed Gram of s
+/// blocks of b rows with the margins (one message, in the arithmetic's width and again in each
+/// narrower wire container), u, v, w and its gradient (and their averages), and the gathered
+/// s·b rows of the rank's `cols` columns in the Gram's input type. With cols = 0, before the
+/// data are read: what s and b alone ask.
+void ensure_ca_sgd_fits(const Config& c, std::int64_t cols, comm::Communicator& comm) {
+  const precision::Realization& r = c.precision.realized;
+  const auto bytes = [](precision::Format f) {
+    return (long double)(precision::bytes_per_value(f));
+  };
+  const long double b = (long double)(c.solver.batch_size), sb = c.solver.s * b;
+  const long double message = sb * (sb - b) / 2 + sb, A = bytes(r.compute);
+  // u and v of s·b entries, w and its gradient of cols; averaging adds one of each.
+  const long double vectors = c.solver.averaging != Averaging::none ? 3 : 2;
+  long double need = A * (message + vectors * (sb + (long double)(cols))) +
+                     bytes(r.gram_input) * sb * (long double)(cols);
+  if (r.wire != r.compute) need += bytes(r.wire) * message;
+  if (r.margins_wire != r.compute && r.margins_wire != r.wire)
+    need += bytes(r.margins_wire) * message;
+  ensure_fits(need,
+              "solver.s = " + std::to_string(c.solver.s) + " x solver.batch_size = " +
+                  std::to_string(c.solver.batch_size) + ": CA-SGD's Gram and buffers",
+              comm);
+}
+
 template <class S>
 void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, Setup<S>& s) {
   Config& c = s.config;
   collectively(world, err, [&] { s.comm = training_communicator(c, world); });
+  // A Gram that cannot fit is refused before the data are read, not after.
+  if (c.solver.method == Method::ca_sgd && !c.solver.s_auto)
+    collectively(world, err, [&] { ensure_ca_sgd_fits(c, 0, world); });
   collectively(world, err, [&] {
     auto t = s.timers.scope("load");
     s.data = load_training_data<S>(c, world, s.load);
@@ -82,18 +111,8 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
     });
   if (world.rank() == 0) print_problem(c, s.data.part, s.data.description, world.size(), out);
   // Set-up a precision plan needs (casts, packing, scaling) counts in the time to target.
-  if (c.solver.method == Method::ca_sgd)
-    collectively(world, err, [&] {
-      // CA-SGD's packed Gram of s blocks of b rows, its margins and the gathered s·b rows,
-      // in the arithmetic's width (8 bytes: an upper bound), checked before they are allocated.
-      const long double sb = (long double)(c.solver.s) * c.solver.batch_size;
-      const long double bytes = 8 * (sb * (sb - c.solver.batch_size) / 2 + 3 * sb +
-                                     sb * (long double)(s.data.part.local_cols()));
-      ensure_fits(bytes,
-                  "solver.s = " + std::to_string(c.solver.s) + " x solver.batch_size = " +
-                      std::to_string(c.solver.batch_size) + ": CA-SGD's Gram and buffers",
-                  world);
-    });
+  if (c.solver.method == Method::ca_sgd)  // now with the data's columns
+    collectively(world, err, [&] { ensure_ca_sgd_fits(c, s.data.part.local_cols(), world); });
   if (c.solver.method == Method::sgd)
     collectively(world, err, [&] {
       // SGD's vectors of the rank's columns: w, g (none for a lazy sparse step), the reduced g
@@ -101,8 +120,11 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
       // bound (compressor state and fp64 arithmetic come on top): a hashed d of 2^30 is
       // refused, not killed by the OOM killer.
       const std::int64_t cols = s.data.part.local_cols();
-      const bool lazy = s.data.sparse() && c.solver.optimizer == OptimizerKind::sgd &&
-                        c.solver.averaging == Averaging::none;
+      const bool lazy = kHostMemory && s.data.sparse() &&  // as SgdStepper decides
+                        c.solver.optimizer == OptimizerKind::sgd &&
+                        c.solver.averaging == Averaging::none &&
+                        (s.data.part.decomposition == Decomposition::column ||
+                         (world.size() == 1 && c.compression.method == CompressionMethod::none));
       const int vectors = 1 + (lazy ? 0 : 1) +
                           (s.data.part.decomposition == Decomposition::row ? 1 : 0) +
                           (c.solver.optimizer == OptimizerKind::adam       ? 2
@@ -112,10 +134,20 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
       const std::string key = c.data.hash_bits > 0
                                   ? "data.hash_bits = " + std::to_string(c.data.hash_bits)
                                   : std::string("the data's features");
-      ensure_fits(4.0L * vectors * cols,
-                  key + ": SGD's w, g and solver.optimizer state (" + std::to_string(vectors) +
-                      " vectors of " + std::to_string(cols) + " columns, at least)",
-                  world);
+      // The compressor's buffers (row decomposition), some of them P gradients long.
+      const double compressor =
+          s.data.part.decomposition == Decomposition::row
+              ? compress::state_bytes(c.compression, std::size_t(cols), world.size(), 4)
+              : 0.0;
+      ensure_fits(
+          4.0L * vectors * cols + compressor,
+          key + ": SGD's w, g and solver.optimizer state (" + std::to_string(vectors) +
+              " vectors of " + std::to_string(cols) + " columns, at least)" +
+              (compressor > 0
+                   ? " and compression.method = " + std::string(to_string(c.compression.method)) +
+                         "'s buffers at " + std::to_string(world.size()) + " rank(s)"
+                   : ""),
+          world);
     });
   Kokkos::Timer clock;
   s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
@@ -204,6 +236,7 @@ Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::
   collectively(world, err, [&] {
     Region region("minisgd::train");
     injected_failure("train", world.rank());
+    injected_escape("train", world.rank());
     TrainHooks hooks;
     hooks.elapsed = [&] { return s.since_start.seconds(); };
     hooks.clock_max = [&](double t) { return world.allreduce_value(t, comm::Op::max); };

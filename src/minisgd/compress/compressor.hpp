@@ -39,6 +39,12 @@ template <class T>
 std::unique_ptr<Compressor<T>> make_compressor(const CompressionConfig& c, std::uint64_t seed,
                                                std::size_t d, comm::Communicator& comm);
 
+/// The bytes make_compressor<T> allocates for gradients of length d summed over `ranks` ranks,
+/// at least (its residuals, codes, payloads and gathered messages; host copies and a
+/// selection's scratch come on top): checked against the node's memory before it is made.
+/// QSGD gathers every rank's codes, d·P bytes or more.
+double state_bytes(const CompressionConfig& c, std::size_t d, int ranks, std::size_t value_bytes);
+
 /// A key for sr_bits of its own per use, so independent random choices never share bits.
 inline std::uint64_t stream_key(std::uint64_t seed, std::uint64_t stream) {
   return seed ^ (0x9E3779B97F4A7C15ull * (stream + 1));

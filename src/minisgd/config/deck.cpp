@@ -1,8 +1,12 @@
 #include "minisgd/config/deck.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -397,6 +401,21 @@ void apply_override(YAML::Node root, const std::string& assignment, std::set<std
   keys.insert(key);
 }
 
+/// Whether YAML text holds anything but blanks, comments and document markers.
+bool holds_a_document(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t at = line.find_first_not_of(" \t\r");
+    if (at == std::string::npos || line[at] == '#') continue;
+    if (line.compare(at, 3, "---") == 0 || line.compare(at, 3, "...") == 0) {
+      const std::size_t rest = line.find_first_not_of(" \t\r", at + 3);
+      if (rest == std::string::npos || line[rest] == '#') continue;
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Config parse_deck(const std::string& yaml_text, const std::string& origin,
@@ -457,16 +476,39 @@ void fail_key(const Config& c, const std::string& key, const std::string& what) 
 }
 
 Config load_deck(const std::string& path, const std::vector<std::string>& overrides) {
-  // A directory would read as an empty deck (the defaults), a FIFO would block.
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
-    throw InputError(path + ": the deck is not a regular file");
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open deck");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_deck(buf.str(), path, overrides);
+  // Opened without blocking and checked as opened: a FIFO would block, a directory would read
+  // as an empty deck (the defaults), a device as endless or no bytes.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw InputError(path + ": cannot open deck (" + std::strerror(error) + ")");
+  }
+  std::string text;
+  std::string why;
+  if (!S_ISREG(st.st_mode))
+    why = "the deck is not a regular file";
+  else if (std::uint64_t(st.st_size) > kMaxDeckBytes)  // a data file given as the deck, say
+    why = "the deck is " + std::to_string(st.st_size) + " bytes, more than the " +
+          std::to_string(kMaxDeckBytes >> 20) + " MiB a deck may hold";
+  else {
+    text.resize(std::size_t(st.st_size));
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t r = ::read(fd, text.data() + done, text.size() - done);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      done += std::size_t(r);
+    }
+    text.resize(done);
+  }
+  ::close(fd);
+  if (!why.empty()) throw InputError(path + ": " + why);
+  // A deck emptied by accident (truncated, a failed copy) would run the default problem.
+  if (!holds_a_document(text))
+    throw InputError(path + ": the deck is empty (no YAML document); {} takes every default");
+  return parse_deck(text, path, overrides);
 }
 
 }  // namespace minisgd

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -6,9 +7,13 @@
 
 namespace minisgd {
 
-/// Reads a YAML deck, applies `section.key=value` overrides, validates every key and
-/// returns the typed configuration. Throws InputError naming the key and the deck line
-/// (or the --set override) for unknown keys, wrong types and out-of-range values.
+/// The most bytes a deck file may hold (decks are a few KiB; a data file given as the deck is
+/// refused, not read into memory).
+constexpr std::uint64_t kMaxDeckBytes = std::uint64_t(1) << 20;
+
+/// Reads a YAML deck (a regular file, not empty), applies `section.key=value` overrides, validates
+/// every key and returns the typed configuration. Throws InputError naming the key and the deck
+/// line (or the --set override) for unknown keys, wrong types and out-of-range values.
 Config load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// Same, from YAML text (tests); `origin` names it in messages.

@@ -83,7 +83,7 @@ double DeckSection::number(const std::string& key, double def, double lo, double
     try {
       v = n.as<double>();
     } catch (const YAML::Exception&) {
-      fail(key, "expected a number, got '" + n.Scalar() + "'");
+      fail(key, "expected a number, got '" + quoted_input(n.Scalar()) + "'");
     }
   }
   if (!std::isfinite(v) || v < lo || v > hi) {
@@ -122,7 +122,7 @@ std::int64_t DeckSection::integer(const std::string& key, std::int64_t def, std:
         ok = false;
       }
       if (!ok || d != std::floor(d) || std::fabs(d) > 9.0e15)
-        fail(key, "expected an integer, got '" + n.Scalar() + "'");
+        fail(key, "expected an integer, got '" + quoted_input(n.Scalar()) + "'");
       v = static_cast<std::int64_t>(d);
     }
   }
@@ -143,7 +143,7 @@ bool DeckSection::flag(const std::string& key, bool def) {
     try {
       v = n.as<bool>();
     } catch (const YAML::Exception&) {
-      fail(key, "expected true or false, got '" + n.Scalar() + "'");
+      fail(key, "expected true or false, got '" + quoted_input(n.Scalar()) + "'");
     }
   }
   record(key, v);

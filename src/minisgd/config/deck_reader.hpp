@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "minisgd/core/errors.hpp"
 #include "minisgd/core/names.hpp"
 
 namespace minisgd {
@@ -31,7 +32,7 @@ class DeckSection {
   E choice(const std::string& key, E def) {
     const std::string v = text(key, to_string(def));
     if (const auto e = from_string<E>(v)) return *e;
-    fail(key, "'" + v + "' is not one of " + choices<E>());
+    fail(key, "'" + quoted_input(v) + "' is not one of " + choices<E>());
   }
   double number(const std::string& key, double def,
                 double lo = -std::numeric_limits<double>::infinity(),

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "minisgd/core/errors.hpp"
 
@@ -69,8 +70,16 @@ std::string output_path_problem(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   if (std::string why = not_regular(target); !why.empty()) return why;
+  // The directories the output will be written in are made for the probe and removed after
+  // it: a run that fails before it writes leaves nothing behind (the write makes them again).
+  std::vector<fs::path> made;
   std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  for (fs::path dir = target.parent_path(); !dir.empty() && !fs::exists(dir, ec);
+       dir = dir.parent_path()) {
+    made.push_back(dir);
+    if (dir == dir.parent_path()) break;
+  }
+  if (!made.empty()) fs::create_directories(made.front(), ec);
   const std::string probe = path + ".tmp.probe." + std::to_string(::getpid());
   register_temporary(probe);
   std::FILE* f = std::fopen(probe.c_str(), "wb");
@@ -78,6 +87,7 @@ std::string output_path_problem(const std::string& path) {
   if (f) std::fclose(f);
   std::remove(probe.c_str());
   forget_temporary(probe);
+  for (const fs::path& dir : made) fs::remove(dir, ec);  // deepest first; only if still empty
   return f ? std::string() : path + ": cannot be written (" + std::strerror(error) + ")";
 }
 

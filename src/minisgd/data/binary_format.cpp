@@ -311,12 +311,15 @@ std::string read_block(const InputFile& f, const CsrHeader& h, std::uint64_t b,
   return {};
 }
 
-bool file_stamp(const std::string& path, std::uint64_t& bytes, std::int64_t& mtime_ns) {
+SourceStamp source_stamp(const std::string& path) {
+  const InputFile f(path);
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return false;
-  bytes = std::uint64_t(st.st_size);
-  mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  return true;
+  SourceStamp s;
+  if (stat(path.c_str(), &st) == 0)
+    s.mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  s.bytes = f.size();
+  s.sample = sampled_xxh64(f);
+  return s;
 }
 
 }  // namespace minisgd

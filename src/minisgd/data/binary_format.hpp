@@ -25,11 +25,12 @@ struct BinaryHeader {
   std::int64_t block_rows;        // rows per checksum block
   std::uint64_t source_bytes;     // size of the text file it came from (0: none recorded)
   std::int64_t source_mtime_ns;   // its modification time
+  std::uint64_t source_sample;    // its sampled_xxh64
   std::uint64_t table_checksum;   // of the block table
   std::uint64_t header_checksum;  // of every field above
 };
 
-constexpr std::uint32_t kBinaryVersion = 2;
+constexpr std::uint32_t kBinaryVersion = 3;
 
 /// A 64-bit checksum of n bytes, continuing from `seed` (not cryptographic: it detects
 /// damage and truncation, not tampering).
@@ -77,11 +78,12 @@ struct CsrHeader {
   std::int64_t block_rows;
   std::uint64_t source_bytes;
   std::int64_t source_mtime_ns;
+  std::uint64_t source_sample;
   std::uint64_t table_checksum;
   std::uint64_t header_checksum;
 };
 
-constexpr std::uint32_t kCsrVersion = 1;
+constexpr std::uint32_t kCsrVersion = 2;
 
 /// Byte layout of a CSR file: header, block table, labels (rows × f64), row offsets
 /// ((rows + 1) × i64, global: offsets[0] = 0, offsets[rows] = entries), columns (entries × i32),
@@ -137,7 +139,15 @@ std::uint64_t block_checksum(const CsrBlock& block);
 double stored_element(const char* values, std::int64_t k, std::uint32_t element_bytes,
                       const char* container);
 
-/// Size and modification time (ns) of a file, for the staleness of a cache.
-bool file_stamp(const std::string& path, std::uint64_t& bytes, std::int64_t& mtime_ns);
+/// What a cache records of the text file it is made from, and what must still hold for the
+/// cache to stand for it: size, modification time (ns) and sampled_xxh64 of the content.
+struct SourceStamp {
+  std::uint64_t bytes = 0;
+  std::int64_t mtime_ns = 0;
+  std::uint64_t sample = 0;
+};
+
+/// The stamp of the regular file at `path` (InputError when it cannot be opened).
+SourceStamp source_stamp(const std::string& path);
 
 }  // namespace minisgd

@@ -36,7 +36,7 @@ std::string token_at(const char* p, const char* end) {
   constexpr std::ptrdiff_t kMaxEcho = 40;
   const char* q = p;
   while (q < end && !blank(*q) && q - p <= kMaxEcho) ++q;
-  return q - p > kMaxEcho ? std::string(p, p + kMaxEcho) + "..." : std::string(p, q);
+  return quoted_input(std::string_view(p, std::size_t(q - p)), kMaxEcho);
 }
 
 /// A finite number that ends at a blank, '#' or the end of the line; nullptr otherwise.

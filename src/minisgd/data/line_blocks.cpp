@@ -38,9 +38,8 @@ InputFile::~InputFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::string sampled_fingerprint(const std::string& path) {
+std::uint64_t sampled_xxh64(const InputFile& f) {
   constexpr std::uint64_t kBlocks = 64, kBlock = 4096;
-  const InputFile f(path);
   XXH64_state_t* h = XXH64_createState();
   XXH64_reset(h, 0);
   std::vector<char> buf(kBlock);
@@ -54,9 +53,14 @@ std::string sampled_fingerprint(const std::string& path) {
   }
   const std::uint64_t sum = XXH64_digest(h);
   XXH64_freeState(h);
+  return sum;
+}
+
+std::string sampled_fingerprint(const std::string& path) {
+  const InputFile f(path);
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum));
-  return std::to_string(size) + " bytes, sampled xxh64 " + hex;
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sampled_xxh64(f)));
+  return std::to_string(f.size()) + " bytes, sampled xxh64 " + hex;
 }
 
 std::size_t InputFile::read_at(std::uint64_t offset, void* buf, std::size_t n) const {

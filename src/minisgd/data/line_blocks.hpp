@@ -27,10 +27,13 @@ class InputFile {
   std::uint64_t size_ = 0;
 };
 
-/// A data file's content in a few reads, whatever its size: "N bytes, sampled xxh64 H", H of
-/// 64 blocks of 4 KiB spread evenly from its first byte to its last (the whole file up to
-/// 256 KiB). Another file, a truncated, extended or regenerated one differ in N or H; an edit
-/// that keeps the size and falls between the samples does not show.
+/// A data file's content in a few reads, whatever its size: the XXH64 of 64 blocks of 4 KiB
+/// spread evenly from its first byte to its last (the whole file up to 256 KiB). Another file,
+/// a truncated, extended or regenerated one differ in the size or the hash; an edit that keeps
+/// the size and falls between the samples does not show.
+std::uint64_t sampled_xxh64(const InputFile& f);
+
+/// sampled_xxh64 of the file at `path` as text: "N bytes, sampled xxh64 H".
 std::string sampled_fingerprint(const std::string& path);
 
 /// The first line start at or after `offset` (the file size if none).

@@ -29,11 +29,13 @@ std::string cache_staleness(const Config& c, const std::string& cache, const std
     const auto judge = [&](auto& h) {
       std::string why = read_header(f, h);
       if (!why.empty()) return why;
-      std::uint64_t bytes = 0;
-      std::int64_t mtime = 0;
-      file_stamp(source, bytes, mtime);
-      if (h.source_bytes != bytes || h.source_mtime_ns != mtime)
+      // Size and time alone would take another file of the same size and time (a copy that
+      // kept its time, an edit whose time was put back) for the one the cache was made from.
+      const SourceStamp now = source_stamp(source);
+      if (h.source_bytes != now.bytes || h.source_mtime_ns != now.mtime_ns)
         return std::string("stale (the text file changed)");
+      if (h.source_sample != now.sample)
+        return std::string("made from other content (same size and time, sampled xxh64 differs)");
       const std::string format = precision::to_string(c.precision.plan[precision::Knob::data]);
       if (std::string(h.container) != container_name<T>() || format != h.format)
         return std::string("holds ") + h.format + " values, this run stores " + format;
@@ -59,10 +61,15 @@ std::string cache_staleness(const Config& c, const std::string& cache, const std
 template <class T>
 Dataset<T> read_file(const Config& c, const std::string& path, bool training, std::int64_t features,
                      comm::Communicator& comm, LoadStats& stats) {
-  if (!std::filesystem::exists(path)) throw InputError(path + ": data file not found");
   // A FIFO would block every rank, a directory or device would read as garbage or nothing.
-  if (!std::filesystem::is_regular_file(path))
-    throw InputError(path + ": the data file is not a regular file");
+  // Every rank looks and all agree: a rank that finds no file (deleted between the ranks'
+  // looks, another working directory) must not leave the others waiting in a collective.
+  std::string unusable;
+  if (!std::filesystem::exists(path))
+    unusable = path + ": data file not found";
+  else if (!std::filesystem::is_regular_file(path))
+    unusable = path + ": the data file is not a regular file";
+  agree_on_error(comm, unusable);
   if (c.data.source == DataSource::binary)
     return load_binary<T>(c, path, training, features, comm, stats);
   // The cache holds rounded values: only a deterministic rounding can reuse them. It holds the

@@ -205,15 +205,18 @@ std::vector<std::int32_t> count_row_entries(const ScannedText& t, const Partitio
   return counts;
 }
 
-/// A writer of a binary copy of the text file (with its size and time when `source`): CSR when
+/// A writer of a binary copy of the text file (with the stamp of `source` when given): CSR when
 /// `sparse`, else dense rows.
 template <class T>
 std::unique_ptr<BinaryWriter<T>> binary_copy(const Config& c, const ScannedText& t, bool sparse,
                                              const std::string& path, const std::string& source,
                                              comm::Communicator& comm) {
   const std::string format = precision::to_string(c.precision.plan[precision::Knob::data]);
+  const SourceStamp from = source.empty() ? SourceStamp{} : source_stamp(source);
   const auto stamp = [&](auto& h) {
-    if (!source.empty()) file_stamp(source, h.source_bytes, h.source_mtime_ns);
+    h.source_bytes = from.bytes;
+    h.source_mtime_ns = from.mtime_ns;
+    h.source_sample = from.sample;
     return h;
   };
   if (sparse) {
