@@ -90,9 +90,6 @@ cfg=(-S . -B build/cuda "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
      -DMINISGD_ENABLE_CUBLAS=ON -DMINISGD_ENABLE_NCCL=ON
      -DNCCL_INCLUDE_DIR="$nccl_dir" -DNCCL_LIBRARY="$CUDA13/lib64/libnccl.so"
      -DMINISGD_ENABLE_TESTS=ON -DMINISGD_TESTS_DEVICE_ONLY=ON -DMINISGD_ENABLE_BENCHMARKS=ON
-     # Unity sources: nvcc's cost is mostly per translation unit (Kokkos' headers through the
-     # host and device passes), so the library compiles in a few large units.
-     -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16
      "${launcher[@]}")
 if ! cmake "${cfg[@]}" >"$log" 2>&1; then
   tail -40 "$log"
