@@ -20,6 +20,10 @@
 namespace minisgd {
 namespace {
 
+// One write per note: under mpirun a rank's stderr and stdout are forwarded separately, and a
+// note written in pieces could come out split by a line of stdout.
+void note(const std::string& what) { std::cerr << ("minisgd: note: " + what + "\n") << std::flush; }
+
 /// Why the cache next to `source` cannot stand for it ("" when it can).
 template <class T>
 std::string cache_staleness(const Config& c, const std::string& cache, const std::string& source) {
@@ -79,8 +83,7 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training, st
   if (!cached) return load_libsvm<T>(c, path, training, features, comm, stats);
   const std::string cache = path + ".minisgd.bin";
   if (!replace_problem(cache).empty()) {  // a FIFO or device there is neither read nor replaced
-    if (comm.rank() == 0)
-      std::cerr << "minisgd: note: data cache " << cache << ": not a regular file; not used\n";
+    if (comm.rank() == 0) note("data cache " + cache + ": not a regular file; not used");
     return load_libsvm<T>(c, path, training, features, comm, stats);
   }
   // Every rank judges the same file; rank 0's verdict is everyone's.
@@ -91,12 +94,10 @@ Dataset<T> read_file(const Config& c, const std::string& path, bool training, st
       return load_binary<T>(c, cache, training, features, comm, stats);
     } catch (const UnusableFile& e) {  // thrown on every rank alike; the deck's errors pass
       // Values this run refuses are named again, at their file:line, by the text's reader.
-      if (e.damaged && comm.rank() == 0)
-        std::cerr << "minisgd: note: " << e.what() << "; rebuilding it\n";
+      if (e.damaged && comm.rank() == 0) note(std::string(e.what()) + "; rebuilding it");
     }
   } else if (comm.rank() == 0 && std::filesystem::exists(cache)) {
-    std::cerr << "minisgd: note: data cache " << cache << ": " << cache_staleness<T>(c, cache, path)
-              << "; rebuilding it\n";
+    note("data cache " + cache + ": " + cache_staleness<T>(c, cache, path) + "; rebuilding it");
   }
   return load_libsvm<T>(c, path, training, features, comm, stats, cache);
 }
