@@ -84,11 +84,19 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
   // Set-up a precision plan needs (casts, packing, scaling) counts in the time to target.
   if (c.solver.method == Method::ca_sgd)
     collectively(world, err, [&] {
-      // CA-SGD's packed Gram of s blocks of b rows, its margins and the gathered s·b rows,
-      // in the arithmetic's width (8 bytes: an upper bound), checked before they are allocated.
+      // CA-SGD's packed Gram of s blocks of b rows, its margins, the gathered s·b rows (dense:
+      // s·b × the rank's columns; sparse: room for s·b of the share's longest rows, 4-byte
+      // indices beside the values) and its vectors of the rank's columns (w, the update's
+      // workspace, the average), in the arithmetic's width (8 bytes: an upper bound), checked
+      // before they are allocated.
       const long double sb = (long double)(c.solver.s) * c.solver.batch_size;
-      const long double bytes = 8 * (sb * (sb - c.solver.batch_size) / 2 + 3 * sb +
-                                     sb * (long double)(s.data.part.local_cols()));
+      const auto cols = (long double)(s.data.part.local_cols());
+      const long double gathered =
+          s.data.sparse() ? (8 + 4) * sb * (long double)(longest_row(s.data.csr)) + 8 * (sb + 1)
+                          : 8 * sb * cols;
+      const int vectors = 2 + (c.solver.averaging != Averaging::none ? 1 : 0);
+      const long double bytes =
+          8 * (sb * (sb - c.solver.batch_size) / 2 + 3 * sb) + gathered + 8 * vectors * cols;
       ensure_fits(bytes,
                   "solver.s = " + std::to_string(c.solver.s) + " x solver.batch_size = " +
                       std::to_string(c.solver.batch_size) + ": CA-SGD's Gram and buffers",
