@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "minisgd/compress/record.hpp"
+
 namespace minisgd::compress {
 
 template <class T>
@@ -67,5 +69,26 @@ void ExactSparse<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 
 template class ExactSparse<float>;
 template class ExactSparse<double>;
+
+namespace {
+
+template <class T>
+std::unique_ptr<Compressor<T>> make(const CompressionConfig&, const Setup& s) {
+  return std::make_unique<ExactSparse<T>>(s.comm, s.d);
+}
+
+/// The counts, then indices and values: at worst all d.
+std::vector<Collective> traffic(const CompressionConfig&, const Exchange& e) {
+  return {Collective::allgather(8), Collective::allgather(4 * e.d),
+          Collective::allgather(e.value_bytes * e.d)};
+}
+
+/// An index and a value per column.
+double bytes_held(const CompressionConfig&, const Exchange& e) { return (4 + e.value_bytes) * e.d; }
+
+}  // namespace
+
+const CompressorRecord sparse_record{make<float>, make<double>, traffic, bytes_held,
+                                     /*merges=*/false};
 
 }  // namespace minisgd::compress

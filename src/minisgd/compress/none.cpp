@@ -1,6 +1,7 @@
 #include "minisgd/compress/none.hpp"
 
 #include "minisgd/comm/view_collectives.hpp"
+#include "minisgd/compress/record.hpp"
 
 namespace minisgd::compress {
 
@@ -15,5 +16,23 @@ void Dense<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 
 template class Dense<float>;
 template class Dense<double>;
+
+namespace {
+
+template <class T>
+std::unique_ptr<Compressor<T>> make(const CompressionConfig&, const Setup& s) {
+  return std::make_unique<Dense<T>>(s.comm);
+}
+
+std::vector<Collective> traffic(const CompressionConfig&, const Exchange& e) {
+  return {Collective::allreduce(e.value_bytes * e.d)};
+}
+
+double bytes_held(const CompressionConfig&, const Exchange&) { return 0; }
+
+}  // namespace
+
+const CompressorRecord none_record{make<float>, make<double>, traffic, bytes_held,
+                                   /*merges=*/false};
 
 }  // namespace minisgd::compress
