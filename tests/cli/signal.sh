@@ -13,6 +13,7 @@ shift 2
 [ "$1" != "--" ] && { target=$1; shift; }
 shift
 expected=$((128 + $(kill -l "$sig")))
+rm -f "$dir"/*.tmp.*  # an earlier test's failure is its own, not this one's
 "$@" >"$dir/signal.log" 2>&1 &
 job=$!
 for _ in $(seq 1000); do

@@ -288,8 +288,10 @@ BinaryWriter<T>::BinaryWriter(const std::string& path, std::uint64_t bytes,
   temp_ = path + ".tmp." + std::to_string(id);
   register_temporary(temp_);  // a SIGTERM while the file is written removes it
   // The rename at commit() would turn a FIFO or device node at `path` into a regular file.
-  int replaceable = comm.rank() == 0 ? (replace_problem(path).empty() ? 1 : 0) : 1;
-  comm.bcast(&replaceable, 1, 0);
+  // A reduction, not a broadcast: no rank goes on (and rank 0 creates the file) before every
+  // rank has registered it, so a SIGTERM handled by any one rank removes it.
+  const int replaceable = comm.allreduce_value(
+      comm.rank() == 0 ? (replace_problem(path).empty() ? 1 : 0) : 1, comm::Op::min);
   if (!replaceable) {
     forget_temporary(temp_);
     throw RuntimeFailure(path + ": exists and is not a regular file; refusing to replace it");
