@@ -1,6 +1,7 @@
-// The compressors at the world size (run at 1, 2, 3 and 4 ranks): exact bytes on the wire,
-// APS without overflow and with exact unscaling through the real collective, Global-QSGD
-// unbiased, LoCo's reset period.
+// The compressors at the world size (run at 1, 2, 3 and 4 ranks): both forms of every method
+// (host loops and the device's kernels, compress/form.hpp) the same bit for bit, exact bytes on
+// the wire, APS without overflow and with exact unscaling through the real collective,
+// Global-QSGD unbiased, LoCo's reset period.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/form.hpp"
 #include "minisgd/compress/global_qsgd.hpp"
 #include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/compress/sparse.hpp"
@@ -22,6 +24,7 @@
 #include "support/test_support.hpp"
 
 using namespace minisgd;
+using compress::Form;
 
 namespace {
 
@@ -90,6 +93,110 @@ std::uint64_t allreduce_model(const World& w, std::uint64_t bytes) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A method and the parameters that take its other code paths (deck text).
+struct FormCase {
+  const char* method;
+  const char* params;
+};
+
+/// Rank p's gradient at `step` for the comparison of the forms: gradient() over magnitudes from
+/// 2^-10 to 2^9, the largest value of each block of 7, 100 and 256 at the block's end (so that a
+/// block maximum that misses a value changes its scale), a block of 256 zero on every rank
+/// (APS's zero block), and zero at every 11th value (the sparse method's gaps).
+template <class T>
+Vector<T> mixed_gradient(std::size_t d, int rank, int step) {
+  Vector<T> g = gradient<T>(d, rank, step);
+  auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), g);
+  for (std::size_t i = 0; i < d; ++i) {
+    const int e = int((i / 1000) % 20) - 10;  // |gradient()| < 8
+    const double sign = h(i) < 0 ? -1 : 1;
+    h(i) = T(std::ldexp(i % 256 == 255  ? 50 * sign
+                        : i % 100 == 99 ? 20 * sign
+                        : i % 7 == 6    ? 9 * sign
+                                        : double(h(i)),
+                        e));
+    if ((i >= 512 && i < 768) || i % 11 == 0) h(i) = T(0);
+  }
+  Kokkos::deep_copy(g, h);
+  return g;
+}
+
+/// Both forms of `c` over `steps` steps from the same gradients: the same sums, bytes on the
+/// wire and saved state, bit for bit.
+template <class T>
+void expect_forms_agree(World& w, const FormCase& fc, std::size_t d, int steps) {
+  const std::string deck = std::string("compression: {method: ") + fc.method +
+                           (*fc.params ? std::string(", ") + fc.params : "") + "}";
+  const CompressionConfig c = test::deck(deck).compression;
+  auto on_host = compress::make_compressor<T>(c, 7, d, w.training, Form::host);
+  auto on_device = compress::make_compressor<T>(c, 7, d, w.training, Form::device);
+  Vector<T> host_sum("host_sum", d), device_sum("device_sum", d);
+  const std::string what = deck + " T " + (sizeof(T) == 4 ? "float" : "double");
+  for (int t = 0; t < steps; ++t) {
+    const Vector<T> g = mixed_gradient<T>(d, w.rank, t);
+    std::uint64_t bytes[2];
+    for (const Form form : {Form::host, Form::device}) {
+      compress::Compressor<T>& comp = form == Form::host ? *on_host : *on_device;
+      comp.set_epoch(t);
+      w.training.reset_stats();
+      comp.reduce(g, form == Form::host ? host_sum : device_sum);
+      bytes[form == Form::device] = w.training.stats().total_bytes();
+    }
+    const std::vector<T> a = host(host_sum), b = host(device_sum);
+    ASSERT_EQ(std::memcmp(a.data(), b.data(), d * sizeof(T)), 0)
+        << what << ", step " << t << ": the sums differ first at "
+        << std::mismatch(
+               a.begin(), a.end(), b.begin(),
+               [](T x, T y) {
+                 return std::memcmp(&x, &y, sizeof(T)) == 0;
+               }).first -
+               a.begin();
+    EXPECT_EQ(bytes[0], bytes[1]) << what << ", step " << t << ": bytes sent";
+  }
+  StateArchive host_state, device_state;
+  on_host->state(host_state);
+  on_device->state(device_state);
+  EXPECT_TRUE(host_state.bytes() == device_state.bytes()) << what << ": the saved states differ";
+}
+
+}  // namespace
+
+// Every method in both forms on this host backend (compress/form.hpp): the device's kernels
+// (team kernels of APS and LoCo, the top-k selection's histogram kernels, one element a thread
+// of the ditherings, QSGD's decode and Global-QSGD's maximum) against the host loops, over
+// steps that carry state (residuals, compensation errors, LoCo's reset, gTop-k's warm-up, the
+// random bits' step), on d past the top-k host path's chunk of 65 536 keys: the same sums,
+// bytes and state, bit for bit. A device build has only the device form.
+TEST(CompressorForms, AgreeBitForBit) {
+  World w;
+  if (compress::runnable_forms().size() < 2) GTEST_SKIP() << "one form in a device build";
+  const FormCase cases[] = {{"none", ""},
+                            {"cast", ""},
+                            {"cast", "cast: {format: bf16}"},
+                            {"topk", "topk: {density: 0.05}"},
+                            {"gtopk", "gtopk: {density: 0.02, warmup_epochs: 2}"},
+                            {"qsgd", ""},
+                            {"qsgd", "qsgd: {bits: 12}"},
+                            {"qsgd", "qsgd: {dithering: exponential}"},
+                            {"global-qsgd", ""},
+                            {"global-qsgd", "global-qsgd: {bits: 16}"},
+                            {"global-qsgd", "global-qsgd: {dithering: exponential}"},
+                            {"aps", ""},
+                            {"aps", "aps: {format: e3m0, block_size: 7}"},
+                            {"aps", "aps: {format: fp16, kahan: true}"},
+                            {"aps", "aps: {format: e4m3, kahan: true, block_size: 100}"},
+                            {"loco", ""},
+                            {"loco", "loco: {bits: 8, beta: 0.5, group_size: 64, reset_period: 2}"},
+                            {"sparse", ""}};
+  const std::size_t d = 65536 + 4465;  // (not a multiple of 16, 256, 7 or 100)
+  for (const FormCase& c : cases) {
+    expect_forms_agree<float>(w, c, d, 3);
+    expect_forms_agree<double>(w, c, d, 3);
+  }
+}
 
 // The point-to-point collective with an exact merge (integer sums) over MPI agrees with MPI's
 // own AllReduce at every P, 3 included (fold-in), for both schedules and for lengths below P.
@@ -232,7 +339,7 @@ std::vector<T> aps_reference(std::size_t d, std::size_t block, int P, precision:
 }
 
 template <class T>
-void expect_aps_as_the_codec(World& w) {
+void expect_aps_as_the_codec(World& w, Form form) {
   const std::size_t d = 1001;
   for (const char* format : {"e5m2", "e4m3", "e3m0", "fp16", "bf16"})
     for (const bool kahan : {false, true})
@@ -240,7 +347,8 @@ void expect_aps_as_the_codec(World& w) {
         const std::string deck = std::string("compression: {method: aps, aps: {format: ") + format +
                                  ", kahan: " + (kahan ? "true" : "false") +
                                  ", block_size: " + std::to_string(block) + "}}";
-        auto comp = compress::make_compressor<T>(test::deck(deck).compression, 1, d, w.training);
+        auto comp =
+            compress::make_compressor<T>(test::deck(deck).compression, 1, d, w.training, form);
         Vector<T> g("g", d), sum("sum", d);
         const std::vector<T> mine = aps_input<T>(d, block, w.rank);
         Kokkos::deep_copy(g, Kokkos::View<const T*, HostSpace>(mine.data(), d));
@@ -249,20 +357,24 @@ void expect_aps_as_the_codec(World& w) {
                              expect = aps_reference<T>(d, block, w.P,
                                                        compress::aps::wire_format(format), kahan);
         EXPECT_EQ(std::memcmp(got.data(), expect.data(), d * sizeof(T)), 0)
-            << format << (kahan ? " kahan" : "") << " block " << block << " P " << w.P;
+            << format << (kahan ? " kahan" : "") << " block " << block << " P " << w.P << ", "
+            << compress::to_string(form) << " form";
       }
 }
 
 }  // namespace
 
-// The compressor's kernels (vectorized loops on a host backend, team kernels on a device) sum
-// exactly what the codec's per-value functions do, bit for bit: every wire format (two codes to
-// a byte, one, two bytes), with and without the compensation lane, blocks of 7 (an element of
-// 4-bit codes across two blocks) and 256, a block zero on every rank, a NaN; float and double.
+// The compressor's both forms (vectorized loops over host memory, the device's team kernels,
+// each run here) sum exactly what the codec's per-value functions do, bit for bit: every wire
+// format (two codes to a byte, one, two bytes), with and without the compensation lane, blocks
+// of 7 (an element of 4-bit codes across two blocks) and 256, a block zero on every rank, a
+// NaN; float and double.
 TEST(ApsCollective, SumsAsThePerValueCodec) {
   World w;
-  expect_aps_as_the_codec<float>(w);
-  expect_aps_as_the_codec<double>(w);
+  for (const Form form : compress::runnable_forms()) {
+    expect_aps_as_the_codec<float>(w, form);
+    expect_aps_as_the_codec<double>(w, form);
+  }
 }
 
 // aps.kahan through the deck, the factory and the real collective: every rank sends values in
@@ -344,24 +456,27 @@ TEST(GlobalQsgdCollective, IsUnbiased) {
 // exactly −L, so it comes back as itself; with a scale from the other values, a third of it,
 // it would come back clamped to −0.5.
 template <class T>
-void expect_scaled_by_the_largest(World& w) {
+void expect_scaled_by_the_largest(World& w, Form form) {
   const std::size_t d = 2 * 4096 + 3;
   for (const std::size_t at : {std::size_t(0), std::size_t(4095), std::size_t(4096), d - 1}) {
-    auto comp = compress::make_compressor<T>(method("global-qsgd"), 3, d, w.training);
+    auto comp = compress::make_compressor<T>(method("global-qsgd"), 3, d, w.training, form);
     auto h = Kokkos::create_mirror_view(Vector<T>("g", d));
     for (std::size_t i = 0; i < d; ++i) h(i) = T(i % 3 == 0 ? 0.5 : 0.0);
     h(at) = T(w.rank == w.P - 1 ? -1.5 : 0.0);
     Vector<T> g("g", d), sum("sum", d);
     Kokkos::deep_copy(g, h);
     comp->reduce(g, sum);
-    EXPECT_NEAR(double(host(sum)[at]), -1.5, 1e-6) << "largest at " << at;
+    EXPECT_NEAR(double(host(sum)[at]), -1.5, 1e-6)
+        << "largest at " << at << ", " << compress::to_string(form) << " form";
   }
 }
 
 TEST(GlobalQsgdCollective, ScalesByTheLargestMagnitudeAnywhere) {
   World w;
-  expect_scaled_by_the_largest<float>(w);
-  expect_scaled_by_the_largest<double>(w);
+  for (const Form form : compress::runnable_forms()) {
+    expect_scaled_by_the_largest<float>(w, form);
+    expect_scaled_by_the_largest<double>(w, form);
+  }
 }
 
 // LoCo forgets its compensation errors every reset_period steps: after T steps it behaves like
@@ -370,17 +485,19 @@ TEST(LocoCollective, ResetsAtThePeriod) {
   World w;
   CompressionConfig c = method("loco");
   c.loco.reset_period = 3;
-  auto used = compress::make_compressor<float>(c, 1, kD, w.training);
-  Vector<float> out("out", kD), fresh_out("fresh_out", kD);
-  for (int t = 0; t < 3; ++t) used->reduce(gradient<float>(kD, w.rank, t), out);
-  auto fresh = compress::make_compressor<float>(c, 1, kD, w.training);
-  fresh->reduce(gradient<float>(kD, w.rank, 2), fresh_out);
-  EXPECT_NE(host(out), host(fresh_out));  // step 3 used the errors of steps 1 and 2
+  for (const Form form : compress::runnable_forms()) {
+    auto used = compress::make_compressor<float>(c, 1, kD, w.training, form);
+    Vector<float> out("out", kD), fresh_out("fresh_out", kD);
+    for (int t = 0; t < 3; ++t) used->reduce(gradient<float>(kD, w.rank, t), out);
+    auto fresh = compress::make_compressor<float>(c, 1, kD, w.training, form);
+    fresh->reduce(gradient<float>(kD, w.rank, 2), fresh_out);
+    EXPECT_NE(host(out), host(fresh_out)) << compress::to_string(form);  // step 3 used errors
 
-  used->reduce(gradient<float>(kD, w.rank, 3), out);
-  auto fresh2 = compress::make_compressor<float>(c, 1, kD, w.training);
-  fresh2->reduce(gradient<float>(kD, w.rank, 3), fresh_out);
-  EXPECT_EQ(host(out), host(fresh_out));
+    used->reduce(gradient<float>(kD, w.rank, 3), out);
+    auto fresh2 = compress::make_compressor<float>(c, 1, kD, w.training, form);
+    fresh2->reduce(gradient<float>(kD, w.rank, 3), fresh_out);
+    EXPECT_EQ(host(out), host(fresh_out)) << compress::to_string(form);
+  }
 }
 
 namespace {

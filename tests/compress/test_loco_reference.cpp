@@ -1,5 +1,6 @@
-// LoCo through the compressor at the world size (run at 1, 2, 3 and 4 ranks) against a model
-// of every rank written here from docs/compression.md: β > 0 moving average of the errors, the
+// LoCo through the compressor at the world size (run at 1, 2, 3 and 4 ranks), in both forms
+// (compress/form.hpp: host loops, the device's team kernels), against a model of every rank
+// written here from docs/compression.md: β > 0 moving average of the errors, the
 // int8 stored errors with an fp32 step per group, the owner's second buffer, chunks whose last
 // group is short (⌈d/P⌉ not a multiple of the group size) or odd (d = 999: a lone 4-bit code in
 // the last byte at P = 1 and 3), several steps. Bit for bit.
@@ -10,6 +11,7 @@
 
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/form.hpp"
 #include "support/test_support.hpp"
 
 using namespace minisgd;
@@ -63,48 +65,49 @@ std::vector<float> compensated(std::vector<float> v, Error& e, int bits, float b
 TEST(LocoReference, MatchesAModelOfEveryRank) {
   comm::MpiCommunicator mpi(MPI_COMM_WORLD);
   const int P = mpi.size(), rank = mpi.rank();
-  for (const std::size_t d : {std::size_t(1000), std::size_t(999)})
-    for (const int bits : {4, 8}) {
-      const std::size_t C = (d + P - 1) / P, groups = (C + kGroup - 1) / kGroup;
-      const float beta = 0.75f;
-      CompressionConfig c = test::deck("compression: {method: loco}").compression;
-      c.loco.bits = bits;
-      c.loco.beta = beta;
-      c.loco.group_size = kGroup;
-      c.loco.reset_period = 1000;
-      auto comp = compress::make_compressor<float>(c, 1, d, mpi);
-      const Error zero{std::vector<std::int8_t>(C), std::vector<float>(groups)};
-      std::vector<std::vector<Error>> sent(P, std::vector<Error>(P, zero));  // [rank][chunk]
-      std::vector<Error> owned(P, zero);
-      for (int t = 0; t < 4; ++t) {
-        std::vector<std::vector<float>> to_owner(P, std::vector<float>(C, 0.0f));  // fp32 sums
-        for (int p = 0; p < P; ++p) {
+  for (const compress::Form form : compress::runnable_forms())
+    for (const std::size_t d : {std::size_t(1000), std::size_t(999)})
+      for (const int bits : {4, 8}) {
+        const std::size_t C = (d + P - 1) / P, groups = (C + kGroup - 1) / kGroup;
+        const float beta = 0.75f;
+        CompressionConfig c = test::deck("compression: {method: loco}").compression;
+        c.loco.bits = bits;
+        c.loco.beta = beta;
+        c.loco.group_size = kGroup;
+        c.loco.reset_period = 1000;
+        auto comp = compress::make_compressor<float>(c, 1, d, mpi, form);
+        const Error zero{std::vector<std::int8_t>(C), std::vector<float>(groups)};
+        std::vector<std::vector<Error>> sent(P, std::vector<Error>(P, zero));  // [rank][chunk]
+        std::vector<Error> owned(P, zero);
+        for (int t = 0; t < 4; ++t) {
+          std::vector<std::vector<float>> to_owner(P, std::vector<float>(C, 0.0f));  // fp32 sums
+          for (int p = 0; p < P; ++p) {
+            for (int o = 0; o < P; ++o) {
+              std::vector<float> v(C);
+              for (std::size_t j = 0; j < C; ++j) {
+                const std::size_t i = o * C + j;
+                v[j] = (i < d ? gradient(i, p, t) : 0.0f) + sent[p][o].at(j);
+              }
+              const std::vector<float> deq = compensated(v, sent[p][o], bits, beta);
+              for (std::size_t j = 0; j < C; ++j) to_owner[o][j] += deq[j];
+            }
+          }
+          std::vector<float> expect(d);
           for (int o = 0; o < P; ++o) {
             std::vector<float> v(C);
-            for (std::size_t j = 0; j < C; ++j) {
-              const std::size_t i = o * C + j;
-              v[j] = (i < d ? gradient(i, p, t) : 0.0f) + sent[p][o].at(j);
-            }
-            const std::vector<float> deq = compensated(v, sent[p][o], bits, beta);
-            for (std::size_t j = 0; j < C; ++j) to_owner[o][j] += deq[j];
+            for (std::size_t j = 0; j < C; ++j) v[j] = to_owner[o][j] + owned[o].at(j);
+            const std::vector<float> deq = compensated(v, owned[o], bits, beta);
+            for (std::size_t j = 0; j < C && o * C + j < d; ++j) expect[o * C + j] = deq[j];
           }
+          Vector<float> g("g", d), sum("sum", d);
+          auto gh = Kokkos::create_mirror_view(g);
+          for (std::size_t i = 0; i < d; ++i) gh(i) = gradient(i, rank, t);
+          Kokkos::deep_copy(g, gh);
+          comp->reduce(g, sum);
+          auto got = Kokkos::create_mirror_view_and_copy(HostSpace(), sum);
+          for (std::size_t i = 0; i < d; ++i)
+            ASSERT_EQ(got(i), expect[i]) << compress::to_string(form) << " form, d " << d
+                                         << " bits " << bits << " step " << t << " element " << i;
         }
-        std::vector<float> expect(d);
-        for (int o = 0; o < P; ++o) {
-          std::vector<float> v(C);
-          for (std::size_t j = 0; j < C; ++j) v[j] = to_owner[o][j] + owned[o].at(j);
-          const std::vector<float> deq = compensated(v, owned[o], bits, beta);
-          for (std::size_t j = 0; j < C && o * C + j < d; ++j) expect[o * C + j] = deq[j];
-        }
-        Vector<float> g("g", d), sum("sum", d);
-        auto gh = Kokkos::create_mirror_view(g);
-        for (std::size_t i = 0; i < d; ++i) gh(i) = gradient(i, rank, t);
-        Kokkos::deep_copy(g, gh);
-        comp->reduce(g, sum);
-        auto got = Kokkos::create_mirror_view_and_copy(HostSpace(), sum);
-        for (std::size_t i = 0; i < d; ++i)
-          ASSERT_EQ(got(i), expect[i])
-              << "d " << d << " bits " << bits << " step " << t << " element " << i;
       }
-    }
 }

@@ -11,6 +11,7 @@
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/compress/compressor.hpp"
 #include "minisgd/compress/dithering.hpp"
+#include "minisgd/compress/form.hpp"
 #include "minisgd/compress/global_qsgd.hpp"
 #include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/compress/magnitude.hpp"
@@ -52,7 +53,8 @@ struct Case {
 
 }  // namespace
 
-// Every method, a NaN (then +∞) in one rank's gradient: every rank's sum has a non-finite entry.
+// Every method in both forms (compress/form.hpp), a NaN (then +∞) in one rank's gradient: every
+// rank's sum has a non-finite entry.
 // Global-QSGD's max and LoCo's group maxima dropped NaN, and the NaN then went through an
 // undefined float→int conversion into finite codes.
 TEST(NonFinite, ReachesTheSumOfEveryMethod) {
@@ -72,13 +74,16 @@ TEST(NonFinite, ReachesTheSumOfEveryMethod) {
                         {"loco", "loco: {bits: 8, beta: 0}"}};
   for (const float bad :
        {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
-    for (const Case& c : cases) {
-      auto comp = compress::make_compressor<float>(method(c.method, c.params), 5, kD, training);
-      Vector<float> sum("sum", kD);
-      comp->reduce(gradient(rank, P - 1, bad), sum);
-      EXPECT_TRUE(any_non_finite(sum)) << c.method << " " << c.params << " with " << bad
-                                       << " on rank " << P - 1 << ", seen by rank " << rank;
-    }
+    for (const Case& c : cases)
+      for (const compress::Form form : compress::runnable_forms()) {
+        auto comp =
+            compress::make_compressor<float>(method(c.method, c.params), 5, kD, training, form);
+        Vector<float> sum("sum", kD);
+        comp->reduce(gradient(rank, P - 1, bad), sum);
+        EXPECT_TRUE(any_non_finite(sum))
+            << c.method << " " << c.params << " (" << compress::to_string(form) << " form) with "
+            << bad << " on rank " << P - 1 << ", seen by rank " << rank;
+      }
   }
 }
 

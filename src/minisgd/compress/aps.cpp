@@ -6,10 +6,10 @@ namespace minisgd::compress {
 
 namespace aps_detail {
 
-// The host path: plain loops over a block's values, and over elements with the packing's shape
+// The host form: plain loops over a block's values, and over elements with the packing's shape
 // a compile-time constant (aps::with_shape), which the compiler vectorizes; the team kernels of
 // the device path run a branch per value on run-time shapes (10 ns a value on a CPU). The same
-// codes, merges and sums, value for value.
+// codes, merges and sums, value for value (form.hpp).
 
 constexpr std::size_t kChunk = 4096;  // elements of a merge that one host thread takes
 
@@ -122,9 +122,9 @@ void decode(const Codec& codec, int bits, int headroom, const std::uint8_t* payl
   });
 }
 
-/// values[c] = decode(c, f) for every code of f (the host path's table; none on a device).
-std::vector<float> code_values(precision::CustomFormat f) {
-  std::vector<float> values(kHostMemory ? std::size_t(1) << f.bits() : 0);
+/// values[c] = decode(c, f) for every code of f (the host form's table; none for the device's).
+std::vector<float> code_values(precision::CustomFormat f, Form form) {
+  std::vector<float> values(form == Form::host ? std::size_t(1) << f.bits() : 0);
   for (std::size_t c = 0; c < values.size(); ++c)
     values[c] = precision::decode(std::uint32_t(c), f);
   return values;
@@ -134,9 +134,10 @@ std::vector<float> code_values(precision::CustomFormat f) {
 
 template <class T>
 Aps<T>::Aps(comm::Communicator& comm, std::size_t d, const std::string& format,
-            std::size_t block_size, bool kahan)
+            std::size_t block_size, bool kahan, Form form)
     : comm_(comm),
       d_(d),
+      form_(checked(form)),
       format_name_(format),
       format_(aps::wire_format(format)),
       block_size_(block_size),
@@ -144,8 +145,8 @@ Aps<T>::Aps(comm::Communicator& comm, std::size_t d, const std::string& format,
       headroom_(aps::headroom_bits(format_, comm.size())),
       exponents_("aps_exponents", (d + block_size - 1) / block_size),
       payload_("aps_payload", packing_.elements(d) * packing_.element_bytes()),
-      codes_(kHostMemory && packing_.per_word == 2 ? d : 0),
-      values_(aps_detail::code_values(format_)) {}
+      codes_(form_ == Form::host && packing_.per_word == 2 ? d : 0),
+      values_(aps_detail::code_values(format_, form_)) {}
 
 template <class T>
 nlohmann::json Aps<T>::describe() const {
@@ -156,7 +157,7 @@ nlohmann::json Aps<T>::describe() const {
 
 template <class T>
 void Aps<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
-  if constexpr (kHostMemory)
+  if (kHostMemory && form_ == Form::host)
     reduce_on_host(local, sum);
   else
     reduce_on_device(local, sum);

@@ -4,6 +4,7 @@
 
 #include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/form.hpp"
 #include "minisgd/compress/staging.hpp"
 
 namespace minisgd::compress {
@@ -17,11 +18,11 @@ template <class T>
 class Aps final : public Compressor<T> {
  public:
   Aps(comm::Communicator& comm, std::size_t d, const std::string& format, std::size_t block_size,
-      bool kahan);
+      bool kahan, Form form = kNativeForm);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   void state(StateArchive&) override {}  // stateless: exponents and payload are per-step scratch
-  /// reduce's two forms: loops on a host backend, team kernels on a device (public only because
+  /// reduce's two forms (form.hpp): loops over host memory, team kernels (public only because
   /// CUDA forbids KOKKOS_LAMBDAs in private member functions).
   void reduce_on_host(const Vector<T>& local, const Vector<T>& sum);
   void reduce_on_device(const Vector<T>& local, const Vector<T>& sum);
@@ -29,6 +30,7 @@ class Aps final : public Compressor<T> {
  private:
   comm::Communicator& comm_;
   std::size_t d_;
+  Form form_;
   std::string format_name_;
   precision::CustomFormat format_;
   std::size_t block_size_;
@@ -36,8 +38,8 @@ class Aps final : public Compressor<T> {
   int headroom_;
   Staged<std::int16_t> exponents_;
   Staged<std::uint8_t> payload_;
-  std::vector<std::uint32_t> codes_;  // the host path's codes of 4-bit formats, before packing
-  std::vector<float> values_;         // the host path's value of every code
+  std::vector<std::uint32_t> codes_;  // the host form's codes of 4-bit formats, before packing
+  std::vector<float> values_;         // the host form's value of every code
 };
 
 }  // namespace minisgd::compress

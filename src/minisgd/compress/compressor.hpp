@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "minisgd/comm/communicator.hpp"
+#include "minisgd/compress/form.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/core/state_archive.hpp"
@@ -35,9 +36,11 @@ class Compressor {
 
 /// The compressor the deck asks for, for gradients of length d reduced over `comm`.
 /// `seed` keys every random choice (with the step, rank and element), so runs reproduce.
+/// `form` picks the body of a compressor that has two (form.hpp; the tests run both).
 template <class T>
 std::unique_ptr<Compressor<T>> make_compressor(const CompressionConfig& c, std::uint64_t seed,
-                                               std::size_t d, comm::Communicator& comm);
+                                               std::size_t d, comm::Communicator& comm,
+                                               Form form = kNativeForm);
 
 /// The bytes make_compressor<T> allocates for gradients of length d summed over `ranks` ranks,
 /// at least (its residuals, codes, payloads and gathered messages; host copies and a

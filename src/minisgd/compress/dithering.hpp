@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "minisgd/compress/form.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
 #include "minisgd/precision/bits.hpp"
@@ -53,18 +54,16 @@ KOKKOS_INLINE_FUNCTION void random_bits(std::uint64_t key, std::uint64_t step, s
   precision::sr_bits_run<N>(key, step, first, r);
 }
 
-/// Elements a host work item dithers: their random bits come from one vectorized loop.
+/// Elements a work item of the host form dithers (form.hpp): their random bits come from one
+/// vectorized loop. The device form dithers one element a work item (a thread each on a device).
 constexpr int kHostDitherBlock = 16;
-/// Elements a work item of the execution space dithers (on a device one a thread).
+/// The host form's block in this build (1 where kernels run on a device: no host form there).
 constexpr int kDitherBlock = kHostMemory ? kHostDitherBlock : 1;
 
-/// f(i, r) for i < n in kernel `name`, r the random bits of element first + i at (key, step):
-/// the same bits and results however the elements are grouped. A whole block of kDitherBlock
-/// elements from i0 is whole(i0, r) instead, which must give what f would, element by element.
-template <class F, class W>
-void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint64_t step,
-                 std::uint64_t first, const F& f, const W& whole) {
-  constexpr int B = kDitherBlock;
+/// dither_each in blocks of B elements.
+template <int B, class F, class W>
+void dither_blocks(const char* name, std::int64_t n, std::uint64_t key, std::uint64_t step,
+                   std::uint64_t first, const F& f, const W& whole) {
   Kokkos::parallel_for(
       name, Kokkos::RangePolicy<ExecSpace>(0, (n + B - 1) / B),
       KOKKOS_LAMBDA(const std::int64_t b) {
@@ -79,20 +78,33 @@ void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint6
       });
 }
 
-/// The whole block as f element by element.
-template <class F>
+/// The whole block of N elements as f element by element.
+template <class F, int N = kDitherBlock>
 struct EachOfBlock {
   F f;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i0, const std::uint32_t* r) const {
-    for (int j = 0; j < kDitherBlock; ++j) f(i0 + j, r[j]);
+    for (int j = 0; j < N; ++j) f(i0 + j, r[j]);
   }
 };
 
+/// f(i, r) for i < n in kernel `name`, r the random bits of element first + i at (key, step):
+/// the same bits and results however the elements are grouped. In the host form a whole block
+/// of kDitherBlock elements from i0 is whole(i0, r) instead, which must give what f would,
+/// element by element; the device form calls f for each element.
+template <class F, class W>
+void dither_each(const char* name, Form form, std::int64_t n, std::uint64_t key, std::uint64_t step,
+                 std::uint64_t first, const F& f, const W& whole) {
+  if (form == Form::host)
+    dither_blocks<kDitherBlock>(name, n, key, step, first, f, whole);
+  else
+    dither_blocks<1>(name, n, key, step, first, f, EachOfBlock<F, 1>{f});
+}
+
 /// dither_each with f for whole blocks too.
 template <class F>
-void dither_each(const char* name, std::int64_t n, std::uint64_t key, std::uint64_t step,
+void dither_each(const char* name, Form form, std::int64_t n, std::uint64_t key, std::uint64_t step,
                  std::uint64_t first, const F& f) {
-  dither_each(name, n, key, step, first, f, EachOfBlock<F>{f});
+  dither_each(name, form, n, key, step, first, f, EachOfBlock<F>{f});
 }
 
 /// out[j] = Code(stochastic_level(double(x[j])·factor, levels, r[j])) for j < N: for N = 16
@@ -143,12 +155,12 @@ KOKKOS_INLINE_FUNCTION void levels_of_block(const T* x, double factor, int level
 /// encode_levels with codes of type Code (a named function: CUDA allows no device lambda inside
 /// another lambda).
 template <class Code, class T>
-void encode_levels_as(const Vector<T>& local, double factor, int levels, std::uint64_t key,
-                      std::uint64_t step, std::uint64_t first, Code* codes) {
+void encode_levels_as(Form form, const Vector<T>& local, double factor, int levels,
+                      std::uint64_t key, std::uint64_t step, std::uint64_t first, Code* codes) {
   const T* const values = local.data();  // a pointer, not the view: stores of 1-byte codes
                                          // may alias anything, the view's own fields included
   dither_each(
-      "minisgd::encode_levels", local.extent(0), key, step, first,
+      "minisgd::encode_levels", form, local.extent(0), key, step, first,
       KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
         codes[i] = Code(stochastic_level(double(values[i]) * factor, levels, random));
       },
@@ -160,16 +172,16 @@ void encode_levels_as(const Vector<T>& local, double factor, int levels, std::ui
 /// codes[i] = SR(local(i)·factor) within ±levels, with the random bits of element first + i
 /// at (key, step), as integers of `bytes` bytes (the type chosen once, not per element).
 template <class T>
-void encode_levels(const Vector<T>& local, double factor, int levels, std::uint64_t key,
+void encode_levels(Form form, const Vector<T>& local, double factor, int levels, std::uint64_t key,
                    std::uint64_t step, std::uint64_t first, int bytes, std::uint8_t* codes) {
   if (bytes == 1)
-    encode_levels_as(local, factor, levels, key, step, first,
+    encode_levels_as(form, local, factor, levels, key, step, first,
                      reinterpret_cast<std::int8_t*>(codes));
   else if (bytes == 2)
-    encode_levels_as(local, factor, levels, key, step, first,
+    encode_levels_as(form, local, factor, levels, key, step, first,
                      reinterpret_cast<std::int16_t*>(codes));
   else
-    encode_levels_as(local, factor, levels, key, step, first,
+    encode_levels_as(form, local, factor, levels, key, step, first,
                      reinterpret_cast<std::int32_t*>(codes));
 }
 

@@ -18,24 +18,25 @@ namespace minisgd::compress {
 
 template <class T>
 std::unique_ptr<Compressor<T>> make_compressor(const CompressionConfig& c, std::uint64_t seed,
-                                               std::size_t d, comm::Communicator& comm) {
+                                               std::size_t d, comm::Communicator& comm, Form form) {
   constexpr auto exponential = Dithering::exponential;
   switch (c.method) {
     case CompressionMethod::none: return std::make_unique<Dense<T>>(comm);
     case CompressionMethod::cast: return std::make_unique<Cast<T>>(comm, d, c.cast.format);
-    case CompressionMethod::topk: return std::make_unique<TopK<T>>(comm, d, c.topk.density);
-    case CompressionMethod::gtopk: return std::make_unique<GTopK<T>>(comm, d, c.gtopk);
+    case CompressionMethod::topk: return std::make_unique<TopK<T>>(comm, d, c.topk.density, form);
+    case CompressionMethod::gtopk: return std::make_unique<GTopK<T>>(comm, d, c.gtopk, form);
     case CompressionMethod::qsgd:
-      return std::make_unique<Qsgd<T>>(comm, d, c.qsgd.bits, c.qsgd.dithering == exponential, seed);
+      return std::make_unique<Qsgd<T>>(comm, d, c.qsgd.bits, c.qsgd.dithering == exponential, seed,
+                                       form);
     case CompressionMethod::global_qsgd:
       return std::make_unique<GlobalQsgd<T>>(comm, d, c.global_qsgd.bits,
-                                             c.global_qsgd.dithering == exponential, seed);
+                                             c.global_qsgd.dithering == exponential, seed, form);
     case CompressionMethod::aps:
       return std::make_unique<Aps<T>>(comm, d, c.aps.format, std::size_t(c.aps.block_size),
-                                      c.aps.kahan);
+                                      c.aps.kahan, form);
     case CompressionMethod::loco:
       return std::make_unique<Loco<T>>(comm, d, c.loco.bits, c.loco.beta, c.loco.reset_period,
-                                       std::size_t(c.loco.group_size));
+                                       std::size_t(c.loco.group_size), form);
     case CompressionMethod::sparse: return std::make_unique<ExactSparse<T>>(comm, d);
   }
   throw std::invalid_argument(std::string("no compressor for method ") + to_string(c.method));
@@ -76,9 +77,9 @@ double state_bytes(const CompressionConfig& c, std::size_t d, int ranks, std::si
 
 template std::unique_ptr<Compressor<float>> make_compressor<float>(const CompressionConfig&,
                                                                    std::uint64_t, std::size_t,
-                                                                   comm::Communicator&);
+                                                                   comm::Communicator&, Form);
 template std::unique_ptr<Compressor<double>> make_compressor<double>(const CompressionConfig&,
                                                                      std::uint64_t, std::size_t,
-                                                                     comm::Communicator&);
+                                                                     comm::Communicator&, Form);
 
 }  // namespace minisgd::compress

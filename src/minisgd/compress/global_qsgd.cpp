@@ -22,9 +22,10 @@ GlobalLevels GlobalLevels::of(int bits, int ranks, bool int16_sums) {
 
 template <class T>
 GlobalQsgd<T>::GlobalQsgd(comm::Communicator& comm, std::size_t d, int bits, bool exponential,
-                          std::uint64_t seed)
+                          std::uint64_t seed, Form form)
     : comm_(comm),
       d_(d),
+      form_(checked(form)),
       bits_(bits),
       exponential_(exponential),
       seed_(seed),
@@ -44,41 +45,43 @@ nlohmann::json GlobalQsgd<T>::describe() const {
 }
 
 /// max |local(i)|, a NaN counted as +∞ (a max drops NaN), so that every rank sees a non-finite
-/// scale and the sum becomes NaN instead of finite codes. On the host in blocks of a plain loop
-/// on the bits, which vectorizes (a reduction value by value with a NaN select does not: it was
-/// half of the compressor's time).
+/// scale and the sum becomes NaN instead of finite codes. The host form takes blocks of a plain
+/// loop on the bits, which vectorizes (a reduction value by value with a NaN select does not:
+/// it was half of the compressor's time).
 template <class T>
-double largest_magnitude(const Vector<T>& local) {
+double largest_magnitude(Form form, const Vector<T>& local) {
   const std::int64_t d = std::int64_t(local.extent(0));
   if constexpr (kHostMemory) {
-    constexpr std::int64_t kBlock = 4096;
-    const T* const x = local.data();
-    using Bits = decltype(magnitude_bits(T()));
-    Bits m = 0;
-    Kokkos::parallel_reduce(
-        "minisgd::global_qsgd_max",
-        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, (d + kBlock - 1) / kBlock),
-        [=](const std::int64_t b, Bits& most) {
-          const std::int64_t first = b * kBlock;
-          most = kmax(most, max_magnitude_bits_of(x + first, std::size_t(kmin(kBlock, d - first))));
-        },
-        Kokkos::Max<Bits>(m));
-    return double(magnitude_from_bits(m));
-  } else {
-    double m = 0;
-    Kokkos::parallel_reduce(
-        "minisgd::global_qsgd_max", Kokkos::RangePolicy<ExecSpace>(0, d),
-        KOKKOS_LAMBDA(const std::int64_t i, double& most) {
-          most = kmax(most, double(magnitude_from_bits(magnitude_bits(local(i)))));
-        },
-        Kokkos::Max<double>(m));
-    return m;
+    if (form == Form::host) {
+      constexpr std::int64_t kBlock = 4096;
+      const T* const x = local.data();
+      using Bits = decltype(magnitude_bits(T()));
+      Bits m = 0;
+      Kokkos::parallel_reduce(
+          "minisgd::global_qsgd_max",
+          Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, (d + kBlock - 1) / kBlock),
+          [=](const std::int64_t b, Bits& most) {
+            const std::int64_t first = b * kBlock;
+            most =
+                kmax(most, max_magnitude_bits_of(x + first, std::size_t(kmin(kBlock, d - first))));
+          },
+          Kokkos::Max<Bits>(m));
+      return double(magnitude_from_bits(m));
+    }
   }
+  double m = 0;
+  Kokkos::parallel_reduce(
+      "minisgd::global_qsgd_max", Kokkos::RangePolicy<ExecSpace>(0, d),
+      KOKKOS_LAMBDA(const std::int64_t i, double& most) {
+        most = kmax(most, double(magnitude_from_bits(magnitude_bits(local(i)))));
+      },
+      Kokkos::Max<double>(m));
+  return m;
 }
 
 template <class T>
 void GlobalQsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
-  const double local_max = largest_magnitude(local);
+  const double local_max = largest_magnitude(form_, local);
   const double scale = comm_.allreduce_value(local_max, comm::Op::max);
   if (!(scale < HUGE_VAL)) {
     Kokkos::deep_copy(sum, T(NAN));
@@ -95,8 +98,8 @@ void GlobalQsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 template <class T>
 void GlobalQsgd<T>::reduce_levels(const Vector<T>& local, const Vector<T>& sum, double scale) {
   const int bytes = levels_.code_bytes;
-  encode_levels(local, double(levels_.levels) / scale, levels_.levels, stream_key(seed_, 0), step_,
-                std::uint64_t(comm_.rank()) * d_, bytes, codes_.device.data());
+  encode_levels(form_, local, double(levels_.levels) / scale, levels_.levels, stream_key(seed_, 0),
+                step_, std::uint64_t(comm_.rank()) * d_, bytes, codes_.device.data());
   // |Σq| ≤ P·L fits the code type by construction (GlobalLevels): the integer sum is exact.
   void* host = codes_.to_host();
   const comm::DType type = bytes == 1   ? comm::DType::i8
@@ -120,7 +123,7 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
   const std::uint64_t key = stream_key(seed_, 0), step = step_;
   const std::uint64_t first = std::uint64_t(comm_.rank()) * d_;
   dither_each(
-      "minisgd::global_qsgd_encode_exponential", d_, key, step, first,
+      "minisgd::global_qsgd_encode_exponential", form_, d_, key, step, first,
       KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
         codes(i) = exp_dither::encode(double(local(i)) / range, random);
       });

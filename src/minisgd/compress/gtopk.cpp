@@ -67,8 +67,9 @@ double gtopk_density(const GTopKParams& p, std::int64_t epoch) {
 }
 
 template <class T>
-GTopK<T>::GTopK(comm::Communicator& comm, std::size_t d, const GTopKParams& p)
-    : comm_(comm), params_(p), d_(d), local_(d, p.density) {  // set_epoch applies the warm-up
+GTopK<T>::GTopK(comm::Communicator& comm, std::size_t d, const GTopKParams& p, Form form)
+    : comm_(comm), form_(checked(form)), params_(p), d_(d), local_(d, p.density) {
+  // (set_epoch applies the warm-up)
   merged_ = Staged<IndexValue>("gtopk_merged", k());
   consumed_ = Staged<IndexValue>("gtopk_consumed", k());
 }
@@ -94,7 +95,7 @@ nlohmann::json GTopK<T>::describe() const {
 template <class T>
 void GTopK<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const std::size_t k = local_.k();
-  const IndexValue* mine = local_.select(local);
+  const IndexValue* mine = local_.select(local, form_);
   IndexValue* list = merged_.host.data();
   std::memcpy(list, mine, k * sizeof(IndexValue));
 

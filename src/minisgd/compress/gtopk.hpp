@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/form.hpp"
 #include "minisgd/compress/sparse.hpp"
 #include "minisgd/compress/staging.hpp"
 
@@ -29,9 +30,9 @@ double gtopk_density(const GTopKParams& p, std::int64_t epoch);
 template <class T>
 class GTopK final : public Compressor<T> {
  public:
-  GTopK(comm::Communicator& comm, std::size_t d, const GTopKParams& p);
-  GTopK(comm::Communicator& comm, std::size_t d, double density)
-      : GTopK(comm, d, no_warmup(density)) {}
+  GTopK(comm::Communicator& comm, std::size_t d, const GTopKParams& p, Form form = kNativeForm);
+  GTopK(comm::Communicator& comm, std::size_t d, double density, Form form = kNativeForm)
+      : GTopK(comm, d, no_warmup(density), form) {}
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   void set_epoch(std::int64_t epoch) override;
@@ -49,6 +50,7 @@ class GTopK final : public Compressor<T> {
   }
 
   comm::Communicator& comm_;
+  Form form_;
   GTopKParams params_;
   std::size_t d_;
   ResidualTopK<T> local_;

@@ -89,7 +89,7 @@ void compensated_quantize(const Vector<float>& v, std::size_t chunks, const loco
       });
 }
 
-// The host path: a work item per group of plain loops over its values, with codes per byte a
+// The host form: a work item per group of plain loops over its values, with codes per byte a
 // compile-time constant, which the compiler vectorizes (the team kernels above take a branch per
 // value on a CPU). The same codes, steps, errors and sums, value for value.
 
@@ -170,9 +170,10 @@ void chunk_values_on_host(const char* label, const loco::ChunkLayout& layout,
 
 template <class T>
 Loco<T>::Loco(comm::Communicator& comm, std::size_t d, int bits, double beta,
-              std::int64_t reset_period, std::size_t group_size)
+              std::int64_t reset_period, std::size_t group_size, Form form)
     : comm_(comm),
       d_(d),
+      form_(checked(form)),
       bits_(bits),
       beta_(float(beta)),
       reset_period_(reset_period),
@@ -186,7 +187,7 @@ Loco<T>::Loco(comm::Communicator& comm, std::size_t d, int bits, double beta,
       received_("loco_received", layout_.bytes * comm.size()),
       owned_("loco_owned", layout_.bytes),
       gathered_("loco_gathered", layout_.bytes * comm.size()),
-      codes_(kHostMemory ? layout_.length * comm.size() : 0) {}
+      codes_(form_ == Form::host ? layout_.length * comm.size() : 0) {}
 
 template <class T>
 nlohmann::json Loco<T>::describe() const {
@@ -215,7 +216,7 @@ void Loco<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
       Kokkos::deep_copy(e->steps, 0.0f);
     }
   }
-  if constexpr (kHostMemory)
+  if (kHostMemory && form_ == Form::host)
     reduce_on_host(local, sum);
   else
     reduce_on_device(local, sum);

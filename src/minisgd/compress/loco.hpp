@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/form.hpp"
 #include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/compress/staging.hpp"
 
@@ -19,7 +20,7 @@ template <class T>
 class Loco final : public Compressor<T> {
  public:
   Loco(comm::Communicator& comm, std::size_t d, int bits, double beta, std::int64_t reset_period,
-       std::size_t group_size);
+       std::size_t group_size, Form form = kNativeForm);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   /// Both error buffers and the step (it times the resets).
@@ -30,14 +31,15 @@ class Loco final : public Compressor<T> {
     Vector<std::int8_t> codes;
     Vector<float> steps;
   };
-  /// reduce's two forms: loops on a host backend, kernels on a device (public only because CUDA
-  /// forbids KOKKOS_LAMBDAs in private member functions).
+  /// reduce's two forms (form.hpp): loops over host memory, team kernels (public only because
+  /// CUDA forbids KOKKOS_LAMBDAs in private member functions).
   void reduce_on_host(const Vector<T>& local, const Vector<T>& sum);
   void reduce_on_device(const Vector<T>& local, const Vector<T>& sum);
 
  private:
   comm::Communicator& comm_;
   std::size_t d_;
+  Form form_;
   int bits_;
   float beta_;
   std::int64_t reset_period_;
@@ -46,7 +48,7 @@ class Loco final : public Compressor<T> {
   ErrorBuffer sent_error_, owned_error_;
   Vector<float> v_, owned_v_;
   Staged<std::uint8_t> send_, received_, owned_, gathered_;
-  std::vector<std::int8_t> codes_;  // the host path's codes between quantizing and packing
+  std::vector<std::int8_t> codes_;  // the host form's codes between quantizing and packing
 };
 
 }  // namespace minisgd::compress

@@ -25,46 +25,51 @@ KOKKOS_INLINE_FUNCTION double code_value(Code c) {
 /// (d each): exponential dithering's bytes (unit_p = 2·scale_p), else integer levels (unit_p =
 /// scale_p / levels). The code's type and kind are compile-time: no branch per element.
 template <bool kExponential, class Code, class T>
-void decode_sum(const std::uint8_t* gathered, const Kokkos::View<double*, MemSpace>& scales,
-                std::size_t d, double levels, const Vector<T>& sum) {
+void decode_sum(Form form, const std::uint8_t* gathered,
+                const Kokkos::View<double*, MemSpace>& scales, std::size_t d, double levels,
+                const Vector<T>& sum) {
   const Code* const codes = reinterpret_cast<const Code*>(gathered);
   const int ranks = int(scales.extent(0));
   if constexpr (kHostMemory) {
-    // Rank by rank over a chunk of values, each value's sum in rank order as below: a loop
-    // over the values the compiler vectorizes, each rank's unit computed once.
-    constexpr std::size_t kChunk = 512;
-    T* const out = sum.data();
-    host_for("minisgd::qsgd_decode", (d + kChunk - 1) / kChunk, [=](std::size_t c) {
-      const std::size_t i0 = c * kChunk, n = std::min(kChunk, d - i0);
-      double s[kChunk];
-      for (std::size_t i = 0; i < n; ++i) s[i] = 0;
-      for (int p = 0; p < ranks; ++p) {
-        const double unit = kExponential ? 2 * scales(p) : scales(p) / levels;
-        const Code* const rank_codes = codes + std::size_t(p) * d + i0;
-        for (std::size_t i = 0; i < n; ++i) s[i] += code_value<kExponential>(rank_codes[i]) * unit;
-      }
-      for (std::size_t i = 0; i < n; ++i) out[i0 + i] = T(s[i]);
-    });
-  } else {
-    Kokkos::parallel_for(
-        "minisgd::qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
-        KOKKOS_LAMBDA(const std::int64_t i) {
-          double s = 0;
-          for (int p = 0; p < ranks; ++p)
-            s += code_value<kExponential>(codes[p * d + i]) *
-                 (kExponential ? 2 * scales(p) : scales(p) / levels);
-          sum(i) = T(s);
-        });
+    if (form == Form::host) {
+      // The host form: rank by rank over a chunk of values, each value's sum in rank order as
+      // below: a loop over the values the compiler vectorizes, each rank's unit computed once.
+      constexpr std::size_t kChunk = 512;
+      T* const out = sum.data();
+      host_for("minisgd::qsgd_decode", (d + kChunk - 1) / kChunk, [=](std::size_t c) {
+        const std::size_t i0 = c * kChunk, n = std::min(kChunk, d - i0);
+        double s[kChunk];
+        for (std::size_t i = 0; i < n; ++i) s[i] = 0;
+        for (int p = 0; p < ranks; ++p) {
+          const double unit = kExponential ? 2 * scales(p) : scales(p) / levels;
+          const Code* const rank_codes = codes + std::size_t(p) * d + i0;
+          for (std::size_t i = 0; i < n; ++i)
+            s[i] += code_value<kExponential>(rank_codes[i]) * unit;
+        }
+        for (std::size_t i = 0; i < n; ++i) out[i0 + i] = T(s[i]);
+      });
+      return;
+    }
   }
+  Kokkos::parallel_for(
+      "minisgd::qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        double s = 0;
+        for (int p = 0; p < ranks; ++p)
+          s += code_value<kExponential>(codes[p * d + i]) *
+               (kExponential ? 2 * scales(p) : scales(p) / levels);
+        sum(i) = T(s);
+      });
 }
 
 }  // namespace qsgd_detail
 
 template <class T>
 Qsgd<T>::Qsgd(comm::Communicator& comm, std::size_t d, int bits, bool exponential,
-              std::uint64_t seed)
+              std::uint64_t seed, Form form)
     : comm_(comm),
       d_(d),
+      form_(checked(form)),
       bits_(bits),
       exponential_(exponential),
       seed_(seed),
@@ -96,12 +101,12 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   if (exponential_) {
     const double inv = scale > 0 ? 1.0 / (2 * scale) : 0.0;
     dither_each(
-        "minisgd::qsgd_encode_exponential", d_, key, step, first,
+        "minisgd::qsgd_encode_exponential", form_, d_, key, step, first,
         KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
           codes(i) = exp_dither::encode(double(local(i)) * inv, random);
         });
   } else {
-    encode_levels(local, scale > 0 ? levels / scale : 0.0, int(levels), key, step, first,
+    encode_levels(form_, local, scale > 0 ? levels / scale : 0.0, int(levels), key, step, first,
                   code_bytes_, codes.data());
   }
   comm_.allgather(&scale, scales_.host.data(), 1);
@@ -110,11 +115,11 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   gathered_.to_device();
   const std::uint8_t* const gathered = gathered_.device.data();
   if (exponential_)
-    qsgd_detail::decode_sum<true, std::uint8_t>(gathered, scales_.device, d_, levels, sum);
+    qsgd_detail::decode_sum<true, std::uint8_t>(form_, gathered, scales_.device, d_, levels, sum);
   else if (code_bytes_ == 1)
-    qsgd_detail::decode_sum<false, std::int8_t>(gathered, scales_.device, d_, levels, sum);
+    qsgd_detail::decode_sum<false, std::int8_t>(form_, gathered, scales_.device, d_, levels, sum);
   else
-    qsgd_detail::decode_sum<false, std::int16_t>(gathered, scales_.device, d_, levels, sum);
+    qsgd_detail::decode_sum<false, std::int16_t>(form_, gathered, scales_.device, d_, levels, sum);
   ++step_;
 }
 

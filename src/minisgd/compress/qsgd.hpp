@@ -1,5 +1,6 @@
 #pragma once
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/form.hpp"
 #include "minisgd/compress/staging.hpp"
 
 namespace minisgd::compress {
@@ -11,7 +12,8 @@ namespace minisgd::compress {
 template <class T>
 class Qsgd final : public Compressor<T> {
  public:
-  Qsgd(comm::Communicator& comm, std::size_t d, int bits, bool exponential, std::uint64_t seed);
+  Qsgd(comm::Communicator& comm, std::size_t d, int bits, bool exponential, std::uint64_t seed,
+       Form form = kNativeForm);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   void state(StateArchive& a) override { a.value("qsgd.step", step_); }
@@ -19,6 +21,7 @@ class Qsgd final : public Compressor<T> {
  private:
   comm::Communicator& comm_;
   std::size_t d_;
+  Form form_;
   int bits_;
   bool exponential_;
   std::uint64_t seed_;

@@ -61,11 +61,11 @@ struct ResidualTopK {
         selection("selection", top_k_count(d, density)) {}
   std::size_t k() const { return selection.size(); }
 
-  /// a = local + r and its top-k, sorted by index, on the host (r = a until keep_unsent, which
-  /// must follow).
-  const IndexValue* select(const Vector<T>& local) {
+  /// a = local + r and its top-k by the selection's `form`, sorted by index, on the host (r = a
+  /// until keep_unsent, which must follow).
+  const IndexValue* select(const Vector<T>& local, Form form) {
     add_residual(local, residual, accumulated);
-    selector.select(accumulated, selection.device);
+    selector.select(accumulated, selection.device, form);
     return selection.to_host();
   }
   /// r = a minus the entries of `sent` (device pairs).

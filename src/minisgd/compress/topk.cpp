@@ -3,8 +3,9 @@
 namespace minisgd::compress {
 
 template <class T>
-TopK<T>::TopK(comm::Communicator& comm, std::size_t d, double density)
+TopK<T>::TopK(comm::Communicator& comm, std::size_t d, double density, Form form)
     : comm_(comm),
+      form_(checked(form)),
       density_(density),
       local_(d, density),
       gathered_("topk_gathered", top_k_count(d, density) * comm.size()) {}
@@ -16,7 +17,7 @@ nlohmann::json TopK<T>::describe() const {
 
 template <class T>
 void TopK<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
-  const IndexValue* selected = local_.select(local);
+  const IndexValue* selected = local_.select(local, form_);
   local_.keep_unsent(local_.selection.device);
   const std::size_t k = local_.k();
   comm_.allgather(selected, gathered_.host.data(), k * sizeof(IndexValue), comm::DType::u8);

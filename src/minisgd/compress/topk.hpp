@@ -1,5 +1,6 @@
 #pragma once
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/form.hpp"
 #include "minisgd/compress/sparse.hpp"
 #include "minisgd/compress/staging.hpp"
 
@@ -11,7 +12,7 @@ namespace minisgd::compress {
 template <class T>
 class TopK final : public Compressor<T> {
  public:
-  TopK(comm::Communicator& comm, std::size_t d, double density);
+  TopK(comm::Communicator& comm, std::size_t d, double density, Form form = kNativeForm);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   void state(StateArchive& a) override { a.view("topk.residual", local_.residual); }
@@ -20,6 +21,7 @@ class TopK final : public Compressor<T> {
 
  private:
   comm::Communicator& comm_;
+  Form form_;
   double density_;
   ResidualTopK<T> local_;
   Staged<IndexValue> gathered_;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "minisgd/compress/form.hpp"
 #include "minisgd/compress/staging.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/bits.hpp"
@@ -51,10 +52,12 @@ class TopKSelector {
     }
   }
 
-  /// out ← the k entries of a with the largest |a| (fp32 values), sorted by index.
-  void select(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out);
-  /// select's two forms: loops on a host backend, kernels on a device (public only for CUDA's
-  /// rules on lambdas).
+  /// out ← the k entries of a with the largest |a| (fp32 values), sorted by index, by the
+  /// selection's `form` (form.hpp).
+  void select(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out,
+              Form form = kNativeForm);
+  /// select's two forms: loops over host memory, kernels (public only for CUDA's rules on
+  /// lambdas).
   void select_on_host(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out);
   void select_with_kernels(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out);
 
@@ -85,8 +88,9 @@ class TopKSelector {
 };
 
 template <class T>
-void TopKSelector<T>::select(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out) {
-  if constexpr (kHostMemory)
+void TopKSelector<T>::select(const Vector<T>& a, const Kokkos::View<IndexValue*, MemSpace>& out,
+                             Form form) {
+  if (kHostMemory && checked(form) == Form::host)
     select_on_host(a, out);
   else
     select_with_kernels(a, out);
