@@ -25,6 +25,7 @@
 #include "minisgd/app/run.hpp"
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/comm/mpi_communicator.hpp"
+#include "minisgd/compress/record.hpp"
 #include "minisgd/compress/sparse.hpp"
 #include "minisgd/config/deck.hpp"
 #include "minisgd/core/huge_pages.hpp"
@@ -509,7 +510,7 @@ perfmodel::Machine kernel_figures() {
     if (method != CompressionMethod::none)
       m.compress_value_s[std::size_t(method)] = compress_value_seconds(method);
   for (const auto& [method, name] : names(CompressionMethod{}))
-    if (perfmodel::merges_payloads(method))
+    if (compress::merges_payloads(method))
       m.merge_value_s[std::size_t(method)] = merge_value_seconds(method);
   for (const OptimizerKind kind : {OptimizerKind::momentum, OptimizerKind::adam})
     m.update_value_s[std::size_t(kind)] = update_value_seconds(kind);
@@ -539,7 +540,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
   };
   const std::string compressors = per_method(
       m.compress_value_s, [](CompressionMethod c) { return c != CompressionMethod::none; });
-  const std::string merges = per_method(m.merge_value_s, perfmodel::merges_payloads);
+  const std::string merges = per_method(m.merge_value_s, compress::merges_payloads);
   std::string resident;  // memory.resident_GBps: none found, none written
   for (std::size_t i = 0; i < m.resident.size(); ++i) {
     char pair[64];

@@ -18,7 +18,9 @@
 #include "minisgd/compress/form.hpp"
 #include "minisgd/compress/global_qsgd.hpp"
 #include "minisgd/compress/loco_codec.hpp"
+#include "minisgd/compress/record.hpp"
 #include "minisgd/compress/sparse.hpp"
+#include "minisgd/perfmodel/step_model.hpp"
 #include "support/aps_reference.hpp"
 #include "support/simulated_merge.hpp"
 #include "support/test_support.hpp"
@@ -92,16 +94,6 @@ std::uint64_t allreduce_model(const World& w, std::uint64_t bytes) {
   return std::uint64_t(2.0 * (w.P - 1) / w.P * double(bytes));
 }
 
-}  // namespace
-
-namespace {
-
-/// A method and the parameters that take its other code paths (deck text).
-struct FormCase {
-  const char* method;
-  const char* params;
-};
-
 /// Rank p's gradient at `step` for the comparison of the forms: gradient() over magnitudes from
 /// 2^-10 to 2^9, the largest value of each block of 7, 100 and 256 at the block's end (so that a
 /// block maximum that misses a value changes its scale), a block of 256 zero on every rank
@@ -127,9 +119,7 @@ Vector<T> mixed_gradient(std::size_t d, int rank, int step) {
 /// Both forms of `c` over `steps` steps from the same gradients: the same sums, bytes on the
 /// wire and saved state, bit for bit.
 template <class T>
-void expect_forms_agree(World& w, const FormCase& fc, std::size_t d, int steps) {
-  const std::string deck = std::string("compression: {method: ") + fc.method +
-                           (*fc.params ? std::string(", ") + fc.params : "") + "}";
+void expect_forms_agree(World& w, const std::string& deck, std::size_t d, int steps) {
   const CompressionConfig c = test::deck(deck).compression;
   auto on_host = compress::make_compressor<T>(c, 7, d, w.training, Form::host);
   auto on_device = compress::make_compressor<T>(c, 7, d, w.training, Form::device);
@@ -164,37 +154,34 @@ void expect_forms_agree(World& w, const FormCase& fc, std::size_t d, int steps) 
 
 }  // namespace
 
-// Every method in both forms on this host backend (compress/form.hpp): the device's kernels
-// (team kernels of APS and LoCo, the top-k selection's histogram kernels, one element a thread
-// of the ditherings, QSGD's decode and Global-QSGD's maximum) against the host loops, over
-// steps that carry state (residuals, compensation errors, LoCo's reset, gTop-k's warm-up, the
-// random bits' step), on d past the top-k host path's chunk of 65 536 keys: the same sums,
+// Every method of the list (config/compression.hpp) with its default parameters, and the
+// parameters that take other paths, in both forms on this host backend (compress/form.hpp): the
+// device's kernels (team kernels of APS and LoCo, the top-k selection's histogram kernels, one
+// element a thread of the ditherings, QSGD's decode and Global-QSGD's maximum) against the host
+// loops, over steps that carry state (residuals, compensation errors, LoCo's reset, gTop-k's
+// warm-up, the random bits' step), on d past the host paths' chunks and blocks: the same sums,
 // bytes and state, bit for bit. A device build has only the device form.
 TEST(CompressorForms, AgreeBitForBit) {
   World w;
   if (compress::runnable_forms().size() < 2) GTEST_SKIP() << "one form in a device build";
-  const FormCase cases[] = {{"none", ""},
-                            {"cast", ""},
-                            {"cast", "cast: {format: bf16}"},
-                            {"topk", "topk: {density: 0.05}"},
-                            {"gtopk", "gtopk: {density: 0.02, warmup_epochs: 2}"},
-                            {"qsgd", ""},
-                            {"qsgd", "qsgd: {bits: 12}"},
-                            {"qsgd", "qsgd: {dithering: exponential}"},
-                            {"global-qsgd", ""},
-                            {"global-qsgd", "global-qsgd: {bits: 16}"},
-                            {"global-qsgd", "global-qsgd: {dithering: exponential}"},
-                            {"aps", ""},
-                            {"aps", "aps: {format: e3m0, block_size: 7}"},
-                            {"aps", "aps: {format: fp16, kahan: true}"},
-                            {"aps", "aps: {format: e4m3, kahan: true, block_size: 100}"},
-                            {"loco", ""},
-                            {"loco", "loco: {bits: 8, beta: 0.5, group_size: 64, reset_period: 2}"},
-                            {"sparse", ""}};
-  const std::size_t d = 65536 + 4465;  // (not a multiple of 16, 256, 7 or 100)
-  for (const FormCase& c : cases) {
-    expect_forms_agree<float>(w, c, d, 3);
-    expect_forms_agree<double>(w, c, d, 3);
+  std::vector<std::string> decks;
+  for (const auto& [m, name] : names(CompressionMethod{}))
+    decks.push_back(std::string("compression: {method: ") + name + "}");
+  for (const char* other :
+       {"cast, cast: {format: bf16}", "topk, topk: {density: 0.05}",
+        "gtopk, gtopk: {density: 0.02, warmup_epochs: 2}", "qsgd, qsgd: {bits: 12}",
+        "qsgd, qsgd: {dithering: exponential}", "global-qsgd, global-qsgd: {bits: 16}",
+        "global-qsgd, global-qsgd: {dithering: exponential}",
+        "aps, aps: {format: e3m0, block_size: 7}", "aps, aps: {format: fp16, kahan: true}",
+        "aps, aps: {format: e4m3, kahan: true, block_size: 100}",
+        "loco, loco: {bits: 8, beta: 0.5, group_size: 64, reset_period: 2}"})
+    decks.push_back(std::string("compression: {method: ") + other + "}");
+  for (const std::string& deck : decks) {
+    // Past the top-k host path's chunk of 65 536 keys for the sparsifiers, past two of
+    // Global-QSGD's host blocks of 4096 for all; not a multiple of 16, 256, 7 or 100.
+    const std::size_t d = deck.find("topk") != std::string::npos ? 65536 + 4465 : 2 * 4096 + 809;
+    expect_forms_agree<float>(w, deck, d, 3);
+    expect_forms_agree<double>(w, deck, d, 3);
   }
 }
 
@@ -267,6 +254,38 @@ TEST(CompressorBytes, MatchTheFormulas) {
     reduce_once(w, loco);
     const std::uint64_t C = (d + P - 1) / P, raw = 4 * ((C + 127) / 128) + (C * bits + 7) / 8;
     EXPECT_EQ(w.max_total(), 2 * (P - 1) * ((raw + 3) / 4 * 4)) << bits << " bits";
+  }
+}
+
+// Every method of the list (config/compression.hpp) with its default parameters: the bytes its
+// record's traffic (compress/record.hpp, priced by perfmodel/step_model.cpp) says a step sends
+// are what its compressor sends, the most of any rank (counters are whole bytes). Off powers of
+// two a merge collective's bytes are its critical path's, which crosses ranks (a folded-in
+// rank's message, then its partner's rounds): at least any one rank's, to within the rounding of
+// its chunks (2(P−1) messages, an element each, 8 bytes at most). Exact sparse's traffic is its
+// worst case, every value sent.
+TEST(CompressorBytes, TheTrafficModelSendsWhatTheCompressorSends) {
+  World w;
+  perfmodel::Machine machine;
+  machine.memory_Bps = 1e10;
+  machine.latency_s = 1e-6;
+  machine.network_Bps = 1e9;
+  perfmodel::Workload load;
+  load.ranks = w.P;
+  load.batch = 256;
+  load.features = std::int64_t(kD);
+  const bool power_of_two = (w.P & (w.P - 1)) == 0;
+  for (const auto& [m, name] : names(CompressionMethod{})) {
+    load.compression = method(name);
+    reduce_once(w, load.compression);
+    const double sent = double(w.max_total());
+    const double model = perfmodel::predict_step(load, machine).bytes;
+    if (m == CompressionMethod::sparse)
+      EXPECT_GE(model, sent) << name;
+    else if (compress::merges_payloads(m) && !power_of_two)
+      EXPECT_GE(model + 2.0 * (w.P - 1) * 8, sent) << name;
+    else
+      EXPECT_NEAR(model, sent, 1.0) << name;
   }
 }
 

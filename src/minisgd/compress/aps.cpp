@@ -1,6 +1,9 @@
 #include "minisgd/compress/aps.hpp"
 
+#include <cmath>
+
 #include "minisgd/comm/merge_allreduce.hpp"
+#include "minisgd/compress/record.hpp"
 
 namespace minisgd::compress {
 
@@ -271,5 +274,34 @@ void Aps<T>::reduce_on_host(const Vector<T>& local, const Vector<T>& sum) {
 
 template class Aps<float>;
 template class Aps<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: aps (record.hpp).
+struct ApsMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig& c, const Setup& s) {
+    return std::make_unique<Aps<T>>(s.comm, s.d, c.aps.format, std::size_t(c.aps.block_size),
+                                    c.aps.kahan, s.form);
+  }
+
+  /// The blocks' exponents, then the codes' merge.
+  static std::vector<Collective> traffic(const CompressionConfig& c, const Exchange& e) {
+    const aps::Packing pack = aps::Packing::of(aps::wire_format(c.aps.format), c.aps.kahan);
+    return {
+        Collective::allreduce(2 * std::ceil(e.d / double(c.aps.block_size))),
+        Collective::merge(comm::MergeShape::elementwise, double(pack.elements(std::size_t(e.d))),
+                          double(pack.element_bytes()), double(pack.per_word))};
+  }
+
+  /// The payload, 8 bits a value or more.
+  static double bytes_held(const CompressionConfig&, const Exchange& e) { return e.d; }
+
+  static constexpr bool merges = true;
+};
+
+}  // namespace
+
+const CompressorRecord aps_record = record_of<ApsMethod>();
 
 }  // namespace minisgd::compress

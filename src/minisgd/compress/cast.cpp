@@ -1,6 +1,7 @@
 #include "minisgd/compress/cast.hpp"
 
 #include "minisgd/comm/merge_allreduce.hpp"
+#include "minisgd/compress/record.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::compress {
@@ -52,5 +53,28 @@ void Cast<T>::reduce_as(const Vector<T>& local, const Vector<T>& sum) {
 
 template class Cast<float>;
 template class Cast<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: cast (record.hpp).
+struct CastMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig& c, const Setup& s) {
+    return std::make_unique<Cast<T>>(s.comm, s.d, c.cast.format);
+  }
+
+  static std::vector<Collective> traffic(const CompressionConfig&, const Exchange& e) {
+    return {Collective::merge(comm::MergeShape::elementwise, e.d, 2)};
+  }
+
+  /// The 16-bit payload.
+  static double bytes_held(const CompressionConfig&, const Exchange& e) { return 2 * e.d; }
+
+  static constexpr bool merges = true;
+};
+
+}  // namespace
+
+const CompressorRecord cast_record = record_of<CastMethod>();
 
 }  // namespace minisgd::compress

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "minisgd/compress/record.hpp"
+
 namespace minisgd::compress {
 
 template <class T>
@@ -67,5 +69,32 @@ void ExactSparse<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 
 template class ExactSparse<float>;
 template class ExactSparse<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: sparse (record.hpp).
+struct SparseMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig&, const Setup& s) {
+    return std::make_unique<ExactSparse<T>>(s.comm, s.d);
+  }
+
+  /// The counts, then indices and values: at worst all d.
+  static std::vector<Collective> traffic(const CompressionConfig&, const Exchange& e) {
+    return {Collective::allgather(8), Collective::allgather(4 * e.d),
+            Collective::allgather(e.value_bytes * e.d)};
+  }
+
+  /// An index and a value per column.
+  static double bytes_held(const CompressionConfig&, const Exchange& e) {
+    return (4 + e.value_bytes) * e.d;
+  }
+
+  static constexpr bool merges = false;
+};
+
+}  // namespace
+
+const CompressorRecord sparse_record = record_of<SparseMethod>();
 
 }  // namespace minisgd::compress

@@ -6,6 +6,7 @@
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/compress/dithering.hpp"
 #include "minisgd/compress/magnitude.hpp"
+#include "minisgd/compress/record.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
 
 namespace minisgd::compress {
@@ -153,5 +154,35 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
 
 template class GlobalQsgd<float>;
 template class GlobalQsgd<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: global-qsgd (record.hpp).
+struct GlobalQsgdMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig& c, const Setup& s) {
+    return std::make_unique<GlobalQsgd<T>>(s.comm, s.d, c.global_qsgd.bits,
+                                           c.global_qsgd.dithering == Dithering::exponential,
+                                           s.seed, s.form);
+  }
+
+  /// The maximum, then the codes: summed by the network library's AllReduce, or (exponential
+  /// dithering) merged.
+  static std::vector<Collective> traffic(const CompressionConfig& c, const Exchange& e) {
+    if (c.global_qsgd.dithering == Dithering::exponential)
+      return {Collective::allreduce(8), Collective::merge(comm::MergeShape::elementwise, e.d, 1)};
+    const double code_bytes = GlobalLevels::of(c.global_qsgd.bits, e.ranks).code_bytes;
+    return {Collective::allreduce(8), Collective::allreduce(code_bytes * e.d)};
+  }
+
+  /// Codes of one byte or more.
+  static double bytes_held(const CompressionConfig&, const Exchange& e) { return e.d; }
+
+  static constexpr bool merges = true;
+};
+
+}  // namespace
+
+const CompressorRecord global_qsgd_record = record_of<GlobalQsgdMethod>();
 
 }  // namespace minisgd::compress

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "minisgd/comm/merge_allreduce.hpp"
+#include "minisgd/compress/record.hpp"
 
 namespace minisgd::compress {
 namespace {
@@ -151,5 +152,36 @@ void GTopK<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 
 template class GTopK<float>;
 template class GTopK<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: gtopk (record.hpp).
+struct GTopKMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig& c, const Setup& s) {
+    return std::make_unique<GTopK<T>>(s.comm, s.d, c.gtopk, s.form);
+  }
+
+  /// At its steady density (after the warm-up).
+  static std::vector<Collective> traffic(const CompressionConfig& c, const Exchange& e) {
+    const double k = double(top_k_count(std::size_t(e.d), c.gtopk.density));
+    return {Collective::merge(comm::MergeShape::whole, k, 8)};
+  }
+
+  /// As top-k's; the selection and two merge lists of k pairs, at the warm-up's density.
+  static double bytes_held(const CompressionConfig& c, const Exchange& e) {
+    const double density = c.gtopk.warmup_epochs > 0
+                               ? std::max(c.gtopk.density, c.gtopk.warmup_density)
+                               : c.gtopk.density;
+    const double k = std::max(1.0, std::ceil(density * e.d));
+    return (2 * e.value_bytes + 4) * e.d + 3 * 8 * k;
+  }
+
+  static constexpr bool merges = true;
+};
+
+}  // namespace
+
+const CompressorRecord gtopk_record = record_of<GTopKMethod>();
 
 }  // namespace minisgd::compress

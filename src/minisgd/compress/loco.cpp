@@ -1,8 +1,10 @@
 #include "minisgd/compress/loco.hpp"
 
+#include <cmath>
 #include <type_traits>
 
 #include "minisgd/compress/magnitude.hpp"
+#include "minisgd/compress/record.hpp"
 
 namespace minisgd::compress {
 namespace {
@@ -298,5 +300,40 @@ void Loco<T>::reduce_on_host(const Vector<T>& local, const Vector<T>& sum) {
 
 template class Loco<float>;
 template class Loco<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: loco (record.hpp).
+struct LocoMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig& c, const Setup& s) {
+    return std::make_unique<Loco<T>>(s.comm, s.d, c.loco.bits, c.loco.beta, c.loco.reset_period,
+                                     std::size_t(c.loco.group_size), s.form);
+  }
+
+  /// AllToAll, then AllGather, of one chunk per rank (loco::ChunkLayout's bytes).
+  static std::vector<Collective> traffic(const CompressionConfig& c, const Exchange& e) {
+    const auto up = [](double a, double b) { return std::ceil(a / b); };
+    const double C = up(e.d, e.ranks), G = double(c.loco.group_size);
+    const double chunk = 4 * up(4 * up(C, G) + up(C * c.loco.bits, 8), 4);
+    return {Collective::alltoall(chunk), Collective::allgather(chunk)};
+  }
+
+  /// Per rank's chunk: int8 error codes, the fp32 v, and the send, receive and gather payloads of
+  /// P chunks each; the owned chunk's again.
+  static double bytes_held(const CompressionConfig& c, const Exchange& e) {
+    const std::size_t d = std::size_t(e.d), ranks = std::size_t(e.ranks);
+    const auto L =
+        loco::ChunkLayout::of((d + ranks - 1) / ranks, std::size_t(c.loco.group_size), c.loco.bits);
+    const double P = double(e.ranks);
+    return (P + 1) * (5 * double(L.length) + 4 * double(L.groups)) + (3 * P + 1) * double(L.bytes);
+  }
+
+  static constexpr bool merges = false;
+};
+
+}  // namespace
+
+const CompressorRecord loco_record = record_of<LocoMethod>();
 
 }  // namespace minisgd::compress

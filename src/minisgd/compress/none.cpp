@@ -1,6 +1,7 @@
 #include "minisgd/compress/none.hpp"
 
 #include "minisgd/comm/view_collectives.hpp"
+#include "minisgd/compress/record.hpp"
 
 namespace minisgd::compress {
 
@@ -15,5 +16,27 @@ void Dense<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 
 template class Dense<float>;
 template class Dense<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: none (record.hpp).
+struct NoneMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig&, const Setup& s) {
+    return std::make_unique<Dense<T>>(s.comm);
+  }
+
+  static std::vector<Collective> traffic(const CompressionConfig&, const Exchange& e) {
+    return {Collective::allreduce(e.value_bytes * e.d)};
+  }
+
+  static double bytes_held(const CompressionConfig&, const Exchange&) { return 0; }
+
+  static constexpr bool merges = false;
+};
+
+}  // namespace
+
+const CompressorRecord none_record = record_of<NoneMethod>();
 
 }  // namespace minisgd::compress

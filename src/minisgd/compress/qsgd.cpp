@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "minisgd/compress/dithering.hpp"
+#include "minisgd/compress/record.hpp"
 #include "minisgd/core/ordered_sum.hpp"
 
 namespace minisgd::compress {
@@ -125,5 +126,33 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 
 template class Qsgd<float>;
 template class Qsgd<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: qsgd (record.hpp).
+struct QsgdMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig& c, const Setup& s) {
+    return std::make_unique<Qsgd<T>>(s.comm, s.d, c.qsgd.bits,
+                                     c.qsgd.dithering == Dithering::exponential, s.seed, s.form);
+  }
+
+  /// Every rank's scale, then every rank's codes.
+  static std::vector<Collective> traffic(const CompressionConfig& c, const Exchange& e) {
+    return {Collective::allgather(8), Collective::allgather(std::ceil(c.qsgd.bits / 8.0) * e.d)};
+  }
+
+  /// The codes, and every rank's gathered.
+  static double bytes_held(const CompressionConfig& c, const Exchange& e) {
+    const bool one_byte = c.qsgd.dithering == Dithering::exponential || c.qsgd.bits <= 8;
+    return (one_byte ? 1 : 2) * e.d * (1 + double(e.ranks));
+  }
+
+  static constexpr bool merges = false;
+};
+
+}  // namespace
+
+const CompressorRecord qsgd_record = record_of<QsgdMethod>();
 
 }  // namespace minisgd::compress

@@ -1,5 +1,10 @@
 #include "minisgd/compress/topk.hpp"
 
+#include <algorithm>
+#include <cmath>
+
+#include "minisgd/compress/record.hpp"
+
 namespace minisgd::compress {
 
 template <class T>
@@ -29,5 +34,31 @@ void TopK<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 
 template class TopK<float>;
 template class TopK<double>;
+
+namespace {
+
+/// What the layers above the deck know of compression.method: topk (record.hpp).
+struct TopKMethod {
+  template <class T>
+  static std::unique_ptr<Compressor<T>> make(const CompressionConfig& c, const Setup& s) {
+    return std::make_unique<TopK<T>>(s.comm, s.d, c.topk.density, s.form);
+  }
+
+  static std::vector<Collective> traffic(const CompressionConfig& c, const Exchange& e) {
+    return {Collective::allgather(8.0 * double(top_k_count(std::size_t(e.d), c.topk.density)))};
+  }
+
+  /// The residual, accumulated gradient and 32-bit keys; k pairs, and P·k gathered.
+  static double bytes_held(const CompressionConfig& c, const Exchange& e) {
+    const double k = std::max(1.0, std::ceil(c.topk.density * e.d));
+    return (2 * e.value_bytes + 4) * e.d + 8 * k * (1 + double(e.ranks));
+  }
+
+  static constexpr bool merges = false;
+};
+
+}  // namespace
+
+const CompressorRecord topk_record = record_of<TopKMethod>();
 
 }  // namespace minisgd::compress

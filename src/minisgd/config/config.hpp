@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "minisgd/config/compression.hpp"
 #include "minisgd/core/vocabulary.hpp"
 #include "minisgd/precision/plan.hpp"
 
@@ -17,7 +18,8 @@ namespace minisgd {
 // The closed sets of choices a deck makes, each with the one table of its names (parsing,
 // --dry-run, the report and error messages read it: core/names.hpp). Loss, decomposition,
 // method, schedule, optimizer and Gram engine are in core/vocabulary.hpp, the precision
-// preset and rounding in precision/plan.hpp.
+// preset and rounding in precision/plan.hpp, the compression method and its parameters'
+// choices in config/compression.hpp.
 
 /// run.study: none, or precision (the fp32 baseline, then each knob lowered alone).
 enum class Study { none, precision };
@@ -90,32 +92,6 @@ constexpr bool sparse_kind(SyntheticKind k) {
 enum class Layout { automatic, dense, sparse };
 constexpr NameTable<Layout, 3> names(Layout) {
   return {{{Layout::automatic, "auto"}, {Layout::dense, "dense"}, {Layout::sparse, "sparse"}}};
-}
-
-/// compression.method (docs/compression.md).
-enum class CompressionMethod { none, cast, topk, qsgd, aps, global_qsgd, gtopk, loco, sparse };
-constexpr NameTable<CompressionMethod, 9> names(CompressionMethod) {
-  return {{{CompressionMethod::none, "none"},
-           {CompressionMethod::cast, "cast"},
-           {CompressionMethod::topk, "topk"},
-           {CompressionMethod::qsgd, "qsgd"},
-           {CompressionMethod::aps, "aps"},
-           {CompressionMethod::global_qsgd, "global-qsgd"},
-           {CompressionMethod::gtopk, "gtopk"},
-           {CompressionMethod::loco, "loco"},
-           {CompressionMethod::sparse, "sparse"}}};
-}
-
-/// cast.format: the 16-bit format the gradient travels and is summed in.
-enum class CastFormat { fp16, bf16 };
-constexpr NameTable<CastFormat, 2> names(CastFormat) {
-  return {{{CastFormat::fp16, "fp16"}, {CastFormat::bf16, "bf16"}}};
-}
-
-/// qsgd / global-qsgd dithering: uniform levels, or one-byte power-of-two codes.
-enum class Dithering { standard, exponential };
-constexpr NameTable<Dithering, 2> names(Dithering) {
-  return {{{Dithering::standard, "standard"}, {Dithering::exponential, "exponential"}}};
 }
 
 /// comm.backend (docs/gpu.md).
@@ -212,45 +188,6 @@ struct PrecisionConfig {
     plan = p;
     realized = precision::realize(p);
   }
-};
-
-// Parameters of each gradient compressor (docs/compression.md): one map per method.
-struct CastParams {
-  CastFormat format = CastFormat::fp16;
-};
-struct SparsifyParams {
-  double density = 0.01;  // k = ⌈density·d⌉
-};
-/// gTop-k's density warm-up: warmup_density in epoch 0, falling geometrically to `density`,
-/// which holds from epoch warmup_epochs on (docs/compression.md).
-struct GTopKParams : SparsifyParams {
-  std::int64_t warmup_epochs = 4;  // 0: no warm-up
-  double warmup_density = 0.25;
-};
-struct QuantizeParams {
-  int bits = 8;
-  Dithering dithering = Dithering::standard;
-};
-struct ApsParams {
-  std::string format = "e5m2";  // wire format, at most 16 bits (precision::parse_format names)
-  std::int64_t block_size = 256;
-  bool kahan = false;
-};
-struct LocoParams {
-  int bits = 4;
-  double beta = 0.8;
-  std::int64_t reset_period = 1024;
-  std::int64_t group_size = 128;
-};
-
-struct CompressionConfig {
-  CompressionMethod method = CompressionMethod::none;
-  CastParams cast;
-  SparsifyParams topk;
-  GTopKParams gtopk;
-  QuantizeParams qsgd, global_qsgd;
-  ApsParams aps;
-  LocoParams loco;
 };
 
 struct CommConfig {

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "minisgd/config/deck_reader.hpp"
 #include "minisgd/core/errors.hpp"
@@ -241,53 +242,13 @@ void read_compression(DeckSection s, CompressionConfig& c, const SolverConfig& s
     s.fail("method",
            "sparse sends the nonzero gradient entries of sparse rows, but data.layout is "
            "dense; use data.layout: sparse (or auto) or compression.method: none");
-  DeckSection cast = s.section("cast");
-  c.cast.format = cast.choice("format", c.cast.format);
-  cast.finish();
-  for (auto [name, p] : {std::pair<const char*, SparsifyParams*>{"topk", &c.topk},
-                         std::pair<const char*, SparsifyParams*>{"gtopk", &c.gtopk}}) {
-    DeckSection m = s.section(name);
-    p->density = m.number("density", p->density, 0.0, 1.0);
-    if (p->density <= 0) m.fail("density", "must be in (0, 1]");
-    if (p == &c.gtopk) {
-      c.gtopk.warmup_epochs = m.integer("warmup_epochs", c.gtopk.warmup_epochs, 0);
-      c.gtopk.warmup_density = m.number("warmup_density", c.gtopk.warmup_density, 0.0, 1.0);
-      if (c.gtopk.warmup_density <= 0) m.fail("warmup_density", "must be in (0, 1]");
+  for_each_method(c, [&](CompressionMethod, const char* name, auto& params) {
+    if constexpr (!std::is_same_v<std::decay_t<decltype(params)>, NoParams>) {
+      DeckSection m = s.section(name);
+      params.read(m);
+      m.finish();
     }
-    m.finish();
-  }
-  for (auto [name, p] : {std::pair{"qsgd", &c.qsgd}, std::pair{"global-qsgd", &c.global_qsgd}}) {
-    DeckSection m = s.section(name);
-    p->bits = static_cast<int>(m.integer("bits", p->bits, 2, 16));
-    p->dithering = m.choice("dithering", p->dithering);
-    if (p->dithering == Dithering::exponential && p->bits != 8)
-      m.fail("bits", "exponential dithering sends one-byte codes: bits must be 8");
-    if (p == &c.global_qsgd && p->bits < 8)
-      m.fail("bits",
-             "Global-QSGD's codes are summed as whole integers (at least a byte "
-             "each), so fewer bits would not send fewer bytes: bits must be 8 to 16");
-    m.finish();
-  }
-  DeckSection aps = s.section("aps");
-  c.aps.format = aps.text("format", c.aps.format);
-  try {
-    precision::wire_format(c.aps.format);
-  } catch (const std::invalid_argument& e) {
-    aps.fail("format", e.what());
-  }
-  c.aps.block_size = aps.integer("block_size", c.aps.block_size, 1);
-  c.aps.kahan = aps.flag("kahan", c.aps.kahan);
-  aps.finish();
-  DeckSection loco = s.section("loco");
-  c.loco.bits = static_cast<int>(loco.integer("bits", c.loco.bits, 2, 8));
-  if (c.loco.bits != 4 && c.loco.bits != 8)
-    loco.fail("bits", "codes are packed two to a byte or one to a byte: bits must be 4 or 8");
-  c.loco.beta = loco.number("beta", c.loco.beta, 0.0, 1.0);
-  if (c.loco.beta >= 1) loco.fail("beta", "must be in [0, 1)");
-  c.loco.reset_period = loco.integer("reset_period", c.loco.reset_period, 1);
-  c.loco.group_size = loco.integer("group_size", c.loco.group_size, 2);
-  if (c.loco.group_size % 2) loco.fail("group_size", "must be even (two 4-bit codes share a byte)");
-  loco.finish();
+  });
   s.finish();
 }
 

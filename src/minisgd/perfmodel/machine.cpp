@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "minisgd/compress/record.hpp"
 #include "minisgd/core/errors.hpp"
 
 namespace minisgd::perfmodel {
@@ -157,7 +158,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   };
   per_method("compressors", m.compress_value_s,
              [](CompressionMethod c) { return c != CompressionMethod::none; });
-  per_method("merges", m.merge_value_s, merges_payloads);  // the methods that merge
+  per_method("merges", m.merge_value_s, compress::merges_payloads);  // the methods that merge
   memory.finish();
   kernels.finish();
   host.finish();

@@ -54,13 +54,14 @@ struct Machine {
   // measured: then four passes over the gradient at the streaming rate.
   PerMethod compress_value_s{};
   // Per value merged, the arithmetic a merge collective does on each value it receives (decode
-  // both, combine, re-encode; a top-k merge per pair), by CompressionMethod: cast, gtopk, aps,
-  // and global-qsgd with exponential dithering (perf/calibrate; the `merges` section); 0 where
-  // not measured: then not priced.
+  // both, combine, re-encode; a top-k merge per pair), by CompressionMethod, for the methods
+  // whose record says they merge (compress::merges_payloads: cast, gtopk, aps, and global-qsgd
+  // with exponential dithering) (perf/calibrate; the `merges` section); 0 where not measured:
+  // then not priced.
   PerMethod merge_value_s{};
   // Per weight, each optimizer's update beyond plain SGD's, by OptimizerKind (perf/calibrate;
   // kernels.momentum_ns and adam_ns; 0 where not measured).
-  std::array<double, 3> update_value_s{};
+  std::array<double, names(OptimizerKind{}).size()> update_value_s{};
   double ca_row_s = 0;    // per row of CA-SGD beyond row_s (three passes over a row, not one)
   double scalar_Fps = 0;  // small dense work: the CA-SGD recurrence
   // The host's share of a step, beside the kernels: step planning, the stepper's small host to
@@ -94,13 +95,6 @@ struct Machine {
   /// segment's rate beyond the last).
   double transfer_seconds(double bytes) const;
 };
-
-/// The methods whose collective merges the payloads it receives (comm/merge_allreduce.hpp), so
-/// a machine file may price their merges; Global-QSGD only with exponential dithering.
-constexpr bool merges_payloads(CompressionMethod m) {
-  return m == CompressionMethod::cast || m == CompressionMethod::gtopk ||
-         m == CompressionMethod::aps || m == CompressionMethod::global_qsgd;
-}
 
 /// Parses a machine description; `origin` names it in errors (file:line: key: problem).
 Machine parse_machine(const std::string& yaml_text, const std::string& origin);

@@ -4,9 +4,7 @@
 #include <cmath>
 
 #include "minisgd/comm/merge_plan.hpp"
-#include "minisgd/compress/aps_codec.hpp"
-#include "minisgd/compress/global_qsgd.hpp"
-#include "minisgd/compress/sparse.hpp"
+#include "minisgd/compress/record.hpp"
 #include "minisgd/precision/plan.hpp"
 
 namespace minisgd::perfmodel {
@@ -63,6 +61,15 @@ struct Ledger {
   }
   void alltoall(double payload) {
     if (w.ranks > 1) charge(w.ranks - 1, (w.ranks - 1) * payload, log2p());
+  }
+  void collective(const compress::Collective& c) {
+    using Kind = compress::Collective::Kind;
+    switch (c.kind) {
+      case Kind::allreduce: return allreduce(c.bytes);
+      case Kind::allgather: return allgather(c.bytes);
+      case Kind::alltoall: return alltoall(c.bytes);
+      case Kind::merge: return merge(c.shape, c.count, c.bytes, c.values);
+    }
   }
   // A merge collective: one point-to-point call (one emulated hop, one wait) per message, and
   // on the host (comm/merge_allreduce.hpp) the arithmetic on the elements merged on its
@@ -121,67 +128,26 @@ struct Ledger {
   void launches(double n) { host_part += n * m.launch_s; }
 };
 
-// The compressed (or dense) gradient AllReduce of the row decomposition: d values.
+// The compressed (or dense) gradient AllReduce of the row decomposition: d values, in the
+// collective calls the method's record lists (compress/record.hpp).
 void gradient_exchange(Ledger& L, double d) {
   const CompressionConfig& c = L.w.compression;
-  const double P = L.w.ranks, A = L.w.arithmetic_bytes;
+  const std::vector<compress::Collective> calls =
+      compress::traffic_of(c, {d, L.w.ranks, L.w.arithmetic_bytes});
   if (c.method == CompressionMethod::none) {
-    L.launches(1);
-    L.allreduce(A * d);
-    return;
+    L.launches(1);  // the plain AllReduce: nothing encoded
+  } else {
+    // Encode and decode: as measured at one rank (perf/calibrate; 8-25x the four passes below
+    // on a CPU, docs/performance.md, "The compressors' own work"), else four passes at the
+    // streaming rate: encode reads g, writes codes; decode reads codes, writes the sum.
+    const double per_value = L.m.compress_value_s[std::size_t(c.method)];
+    if (per_value > 0)
+      L.device(d * per_value);
+    else
+      L.stream(4 * L.w.arithmetic_bytes * d);
+    L.launches(3);
   }
-  // Encode and decode: as measured at one rank (perf/calibrate; 8-25x the four passes below on
-  // a CPU, docs/performance.md, "The compressors' own work"), else four passes at the streaming
-  // rate: encode reads g, writes codes; decode reads codes, writes the sum.
-  const double per_value = L.m.compress_value_s[std::size_t(c.method)];
-  if (per_value > 0)
-    L.device(d * per_value);
-  else
-    L.stream(4 * A * d);
-  L.launches(3);
-  switch (c.method) {
-    case CompressionMethod::none: break;
-    case CompressionMethod::cast: L.merge(comm::MergeShape::elementwise, d, 2); break;
-    case CompressionMethod::topk:
-      L.allgather(8.0 * double(compress::top_k_count(std::size_t(d), c.topk.density)));
-      break;
-    case CompressionMethod::gtopk: {  // at its steady density (after the warm-up)
-      const double k = double(compress::top_k_count(std::size_t(d), c.gtopk.density));
-      L.merge(comm::MergeShape::whole, k, 8);
-      break;
-    }
-    case CompressionMethod::qsgd:  // every rank's scale, then every rank's codes
-      L.allgather(8);
-      L.allgather(ceil_div(c.qsgd.bits, 8) * d);
-      break;
-    case CompressionMethod::global_qsgd:
-      L.allreduce(8);  // the max
-      if (c.global_qsgd.dithering == Dithering::exponential)
-        L.merge(comm::MergeShape::elementwise, d, 1);
-      else
-        L.allreduce(compress::GlobalLevels::of(c.global_qsgd.bits, int(P)).code_bytes * d);
-      break;
-    case CompressionMethod::aps: {
-      const precision::CustomFormat f = compress::aps::wire_format(c.aps.format);
-      const auto pack = compress::aps::Packing::of(f, c.aps.kahan);
-      L.allreduce(2 * ceil_div(d, double(c.aps.block_size)));
-      L.merge(comm::MergeShape::elementwise, double(pack.elements(std::size_t(d))),
-              double(pack.element_bytes()), double(pack.per_word));
-      break;
-    }
-    case CompressionMethod::loco: {
-      const double C = ceil_div(d, P), G = double(c.loco.group_size);
-      const double chunk = 4 * ceil_div(4 * ceil_div(C, G) + ceil_div(C * c.loco.bits, 8), 4);
-      L.alltoall(chunk);
-      L.allgather(chunk);
-      break;
-    }
-    case CompressionMethod::sparse:  // the counts, then indices and values: at worst all d
-      L.allgather(8);
-      L.allgather(4 * d);
-      L.allgather(A * d);
-      break;
-  }
+  for (const compress::Collective& call : calls) L.collective(call);
 }
 
 StepTime sgd_row(const Workload& w, const Machine& m) {
