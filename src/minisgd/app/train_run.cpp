@@ -71,7 +71,10 @@ void print_problem(const Config& c, const Partition& part, const std::string& de
 /// narrower wire container), u, v, w and its gradient (and their averages), and the gathered
 /// s·b rows of the rank's `cols` columns in the Gram's input type. With cols = 0, before the
 /// data are read: what s and b alone ask.
-void ensure_ca_sgd_fits(const Config& c, std::int64_t cols, comm::Communicator& comm) {
+// longest >= 0: the share is sparse, and the s·b gathered rows hold at most that many
+// entries each (values, and 4-byte indices beside them) instead of s·b × cols values.
+void ensure_ca_sgd_fits(const Config& c, std::int64_t cols, comm::Communicator& comm,
+                        std::int64_t longest = -1) {
   const precision::Realization& r = c.precision.realized;
   const auto bytes = [](precision::Format f) {
     return (long double)(precision::bytes_per_value(f));
@@ -80,8 +83,10 @@ void ensure_ca_sgd_fits(const Config& c, std::int64_t cols, comm::Communicator& 
   const long double message = sb * (sb - b) / 2 + sb, A = bytes(r.compute);
   // u and v of s·b entries, w and its gradient of cols; averaging adds one of each.
   const long double vectors = c.solver.averaging != Averaging::none ? 3 : 2;
-  long double need = A * (message + vectors * (sb + (long double)(cols))) +
-                     bytes(r.gram_input) * sb * (long double)(cols);
+  const long double gathered =
+      longest < 0 ? bytes(r.gram_input) * sb * (long double)(cols)
+                      : (bytes(r.gram_input) + 4) * sb * (long double)(longest) + 8 * (sb + 1);
+  long double need = A * (message + vectors * (sb + (long double)(cols))) + gathered;
   if (r.wire != r.compute) need += bytes(r.wire) * message;
   if (r.margins_wire != r.compute && r.margins_wire != r.wire)
     need += bytes(r.margins_wire) * message;
@@ -111,8 +116,11 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
     });
   if (world.rank() == 0) print_problem(c, s.data.part, s.data.description, world.size(), out);
   // Set-up a precision plan needs (casts, packing, scaling) counts in the time to target.
-  if (c.solver.method == Method::ca_sgd)  // now with the data's columns
-    collectively(world, err, [&] { ensure_ca_sgd_fits(c, s.data.part.local_cols(), world); });
+  if (c.solver.method == Method::ca_sgd)  // now with the data's columns (and rows, if sparse)
+    collectively(world, err, [&] {
+      ensure_ca_sgd_fits(c, s.data.part.local_cols(), world,
+                         s.data.sparse() ? longest_row(s.data.csr) : -1);
+    });
   if (c.solver.method == Method::sgd)
     collectively(world, err, [&] {
       // SGD's vectors of the rank's columns: w, g (none for a lazy sparse step), the reduced g

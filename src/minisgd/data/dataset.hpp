@@ -31,6 +31,21 @@ struct SparseRows {
   }
 };
 
+/// The most entries of any row of X (0 for no rows).
+template <class S>
+std::int64_t longest_row(const SparseRows<S>& X) {
+  const auto row_map = X.row_map;
+  std::int64_t most = 0;
+  if (row_map.extent(0) > 1)
+    Kokkos::parallel_reduce(
+        "minisgd::longest_row", Kokkos::RangePolicy<ExecSpace>(0, row_map.extent(0) - 1),
+        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) {
+          m = kmax(m, row_map(i + 1) - row_map(i));
+        },
+        Kokkos::Max<std::int64_t>(most));
+  return most;
+}
+
 /// The rows and columns one rank holds, in shuffled order (see partition.hpp), stored as T:
 /// dense in X, or sparse in csr (then X is empty).
 template <class T>

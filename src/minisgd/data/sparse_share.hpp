@@ -19,8 +19,9 @@ namespace minisgd {
 /// a wider vector unit.
 inline constexpr double kSparseDensity = 0.1;
 
-/// The layout a run asks of its data: data.layout, where `auto` is dense when the run needs it so
-/// (CA-SGD's Gram, standardizing), and otherwise chooses by density (stores_sparse).
+/// The layout a run asks of its data: data.layout, where `auto` is dense for standardizing (which
+/// needs it) and for CA-SGD (whose dense Gram is a library GEMM; where the sparse one, pair by
+/// pair, overtakes it is not measured), and otherwise chooses by density (stores_sparse).
 Layout storage_layout(const Config& c);
 
 /// Whether a share of data with `entries` nonzeros in rows × features is stored sparse.

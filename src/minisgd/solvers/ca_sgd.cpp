@@ -59,6 +59,11 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
   recurrence_ = precision::rounder(plan_, Knob::recurrence, arithmetic, seed);
   gradient_accum_ = precision::rounder(plan_, Knob::gradient_accum, arithmetic, own);
   weights_ = precision::rounder(plan_, Knob::weights, arithmetic, own);
+  // A sparse share's s·b rows for the Gram: room for s·b of its longest rows, so an outer
+  // step never has to ask how many entries its batches hold (the set-up's memory check counts
+  // this).
+  if (data.sparse() && s_ > 1)
+    gathered_ = GatheredRows<A>(std::int64_t(s_) * b_, longest_row(data.csr));
   if (c.solver.averaging != Averaging::none) {
     average_ = IterateAverage<A>(data.part.local_cols());
     u_average_ = Vector<A>("u_average", std::int64_t(s_) * b_);
@@ -74,7 +79,7 @@ void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
   phases.enter("gram");
   form_gram(n);
   phases.enter("margins");
-  partial_margins(data_.X, first_, b_, w_, margin_accum_, slice(packed_, nG, n * b_));
+  margins(n);
   phases.enter("allreduce");
   exchange(n);
   phases.enter("recurrence");
@@ -84,9 +89,29 @@ void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
   });
   phases.enter("update");
   average(steps);  // reads the w of the outer step's start
-  update_weights(data_.X, first_, b_, n, v_, scale_host_(n), gradient_accum_, weights_, 2 * outer_,
-                 data_.part.col_begin(), gradient_, w_);
+  update(n, v_, scale_host_(n), weights_, 2 * outer_, w_);
   ++outer_;
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::margins(int steps) {
+  const Vector<A> r = slice(packed_, gram_packed_size(steps, b_), steps * b_);
+  if (data_.sparse())
+    csr_partial_margins(data_.csr, first_, b_, w_, margin_accum_, r);
+  else
+    partial_margins(data_.X, first_, b_, w_, margin_accum_, r);
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::update(int steps, const Vector<A>& v, double scale,
+                                const precision::Rounder& weights, std::uint64_t step,
+                                const Vector<A>& w_out) {
+  if (data_.sparse())
+    csr_update_weights(data_.csr, first_, b_, steps, v, scale, gradient_accum_, weights, step,
+                       data_.part.col_begin(), gradient_, w_out);
+  else
+    update_weights(data_.X, first_, b_, steps, v, scale, gradient_accum_, weights, step,
+                   data_.part.col_begin(), gradient_, w_out);
 }
 
 // The iterates of the inner steps enter w̄ through the same ℓ' (averaging.hpp): w̄ ← keep·w̄ +
@@ -99,8 +124,7 @@ void CaSgdStepper<S, A>::average(const std::vector<StepSpec>& steps) {
   const int n = int(steps.size());
   scale_by_step(u_, o.kappa, b_, n, u_average_);
   average_.scale_and_add(w_, o.keep, o.take);
-  update_weights(data_.X, first_, b_, n, u_average_, 1.0, gradient_accum_, precision::Rounder{}, 0,
-                 data_.part.col_begin(), gradient_, average_.value());
+  update(n, u_average_, 1.0, precision::Rounder{}, 0, average_.value());
 }
 
 template <class S, class A>
@@ -138,6 +162,7 @@ void CaSgdStepper<S, A>::set_up_step(const std::vector<StepSpec>& steps) {
 template <class S, class A>
 void CaSgdStepper<S, A>::form_gram(int steps) {
   if (steps < 2) return;  // no block below the diagonal
+  if (data_.sparse()) return form_sparse_gram(steps);
   precision::with_compiled_type(
       real_.gram_input, [&](auto tag) { form_gram_from<typename decltype(tag)::type>(steps); });
 }
@@ -164,6 +189,14 @@ void CaSgdStepper<S, A>::form_gram_from(int steps) {
   const Matrix<In> Ys = row_block(Y, 0, rows);
   gather_batches(data_.X, first_, b_, gram_input_, outer_, Ys);
   gram_path_ = gram_.compute(Ys, b_, G, gram_accum_);
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::form_sparse_gram(int steps) {
+  gather_csr_batches(data_.csr, first_, b_, steps, gram_input_, outer_, data_.part.local_cols(),
+                     gathered_);
+  csr_gram(gathered_, b_, steps, gram_accum_, slice(packed_, 0, gram_packed_size(steps, b_)));
+  gram_path_ = GramPath::sparse;
 }
 
 template <class S, class A>
@@ -222,7 +255,8 @@ nlohmann::json CaSgdStepper<S, A>::kernels() const {
   // Vendor libraries pick their own summation order over the columns, and OpenBLAS's changes
   // with its thread count (docs/output.md, "Reproducibility").
   if (gram_path_ != GramPath::none)
-    k["gram_summation"] = gram_path_ == GramPath::team ? "fixed" : "library";
+    k["gram_summation"] =
+        gram_path_ == GramPath::team || gram_path_ == GramPath::sparse ? "fixed" : "library";
   if (gram_path_ == GramPath::dnnl) k["gram_implementation"] = gram_.dnnl_implementation();
   // bf16 × bf16 → fp32 was widened for the same-precision library where oneDNN could have
   // served it: say why.

@@ -12,6 +12,7 @@
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
+#include "minisgd/kernels/ca_sgd_sparse_kernels.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/precision/plan.hpp"
 #include "minisgd/report/timers.hpp"
@@ -43,6 +44,13 @@ class CaSgdStepper final : public Stepper {
  private:
   void set_up_step(const std::vector<StepSpec>& steps);
   void form_gram(int steps);
+  /// The Gram of a sparse share's outer step: its rows gathered, then merged pair by pair.
+  void form_sparse_gram(int steps);
+  /// r = Y·w of the outer step's rows, dense or sparse.
+  void margins(int steps);
+  /// w_out ← scale·w_out − Yᵀv over the outer step's rows (update_weights, dense or sparse).
+  void update(int steps, const Vector<A>& v, double scale, const precision::Rounder& weights,
+              std::uint64_t step, const Vector<A>& w_out);
   template <class In>
   void form_gram_from(int steps);
   void exchange(int steps);
@@ -87,6 +95,7 @@ class CaSgdStepper final : public Stepper {
   std::tuple<Matrix<double>, Matrix<float>, Matrix<precision::bf16>, Matrix<precision::fp16>>
       input_;
   std::tuple<Vector<double>, Vector<float>, Vector<precision::bf16>, Vector<precision::fp16>> wire_;
+  GatheredRows<A> gathered_;  // a sparse share's outer-step rows for the Gram (else empty)
 };
 
 }  // namespace minisgd

@@ -33,6 +33,7 @@ const char* name(GramPath p) {
     case GramPath::widened_blas: return "widened-blas";
     case GramPath::team: return "team";
     case GramPath::cublas: return "cublas";
+    case GramPath::sparse: return "sparse";
   }
   return "?";
 }

@@ -48,7 +48,9 @@ constexpr double gram_multiply_adds(std::int64_t s, std::int64_t b, std::int64_t
   return double(gram_packed_size(s, b)) * double(n);
 }
 
-enum class GramPath { none, blas, dnnl, widened_blas, team, cublas };
+/// The path that formed a Gram; `sparse`: a sparse share's rows merged pair by pair
+/// (kernels/ca_sgd_sparse_kernels.hpp), the others dense (BlockLowerGram).
+enum class GramPath { none, blas, dnnl, widened_blas, team, cublas, sparse };
 const char* name(GramPath p);
 /// Up to this many rows (s·b, s > 2) `p` forms the packed Gram in one library call, the whole
 /// Y·Yᵀ then packed; beyond, one call per block row (s − 1). 0: always per block row.
