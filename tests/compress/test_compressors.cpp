@@ -1,7 +1,8 @@
 // The compressors at the world size (run at 1, 2, 3 and 4 ranks): both forms of every method
 // (host loops and the device's kernels, compress/form.hpp) the same bit for bit, exact bytes on
 // the wire, APS without overflow and with exact unscaling through the real collective,
-// Global-QSGD unbiased, LoCo's reset period.
+// Global-QSGD unbiased, LoCo's reset period, and the sparsifying compressors told a sparse
+// gradient's touched columns computing what they compute without.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,11 +16,15 @@
 #include "minisgd/comm/mpi_communicator.hpp"
 #include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/compress/compressor.hpp"
+#include "minisgd/compress/exact_sparse.hpp"
 #include "minisgd/compress/form.hpp"
 #include "minisgd/compress/global_qsgd.hpp"
+#include "minisgd/compress/gtopk.hpp"
 #include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/compress/record.hpp"
 #include "minisgd/compress/sparse.hpp"
+#include "minisgd/compress/topk.hpp"
+#include "minisgd/core/state_archive.hpp"
 #include "minisgd/perfmodel/step_model.hpp"
 #include "support/aps_reference.hpp"
 #include "support/simulated_merge.hpp"
@@ -558,4 +563,132 @@ TEST(ExactSparse, SumsInRankOrderAndSendsTheNonzeros) {
   EXPECT_EQ(host(sum), expect);
   EXPECT_EQ(w.max_bytes(comm::Kind::allgather), std::uint64_t(w.P - 1) * (8 + 12 * m));
   EXPECT_EQ(w.max_bytes(comm::Kind::allreduce), 0u);
+}
+
+namespace {
+
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// g ← a sparse gradient: `count` distinct columns (in no particular order) drawn for (rank,
+/// step), a few of the first 64 in steps 0-2 (where the zeros selected are the first columns),
+/// else of all d; the rest zero. Its values repeat a few magnitudes (ties), include exact zeros
+/// and values no float holds (an fp64 residual keeps their rounding error). Returns the columns.
+template <class T>
+std::vector<std::int32_t> sparse_gradient(const Vector<T>& g, std::size_t d, int rank, int step,
+                                          std::size_t count) {
+  std::vector<std::int32_t> cols;
+  std::vector<bool> seen(d, false);
+  const std::size_t range = step < 3 && count <= 16 ? 64 : d;
+  for (std::uint64_t j = 0; cols.size() < count; ++j) {
+    const auto c =
+        std::int32_t(mix(std::uint64_t(step) << 40 ^ std::uint64_t(rank) << 32 ^ j) % range);
+    if (!seen[std::size_t(c)]) seen[std::size_t(c)] = true, cols.push_back(c);
+  }
+  auto h = Kokkos::create_mirror_view(g);
+  for (std::size_t i = 0; i < d; ++i) h(i) = T(0);
+  for (const std::int32_t c : cols) {
+    const std::uint64_t r = mix(std::uint64_t(c) * 977 + std::uint64_t(step) * 31 + rank);
+    const double sign = (r >> 7 & 1) ? -1.0 : 1.0;
+    switch (r % 8) {
+      case 0: h(c) = T(0); break;
+      case 1:
+      case 2:
+      case 3:
+      case 4: h(c) = T(sign * 0.5 * double(1 + r / 8 % 4)); break;
+      case 5: h(c) = T(sign * 0.1 * double(1 + r / 8 % 7)); break;
+      default: h(c) = T(sign * 3.0 * double(r >> 11) / 9007199254740992.0);
+    }
+  }
+  Kokkos::deep_copy(g, h);
+  return cols;
+}
+
+template <class T>
+bool same_bits(const Vector<T>& a, const Vector<T>& b) {
+  const std::vector<T> x = host(a), y = host(b);
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+}
+
+bool same_pairs(const Kokkos::View<compress::IndexValue*, MemSpace>& a,
+                const Kokkos::View<compress::IndexValue*, MemSpace>& b) {
+  const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), a);
+  const auto y = Kokkos::create_mirror_view_and_copy(HostSpace(), b);
+  return x.extent(0) == y.extent(0) &&
+         std::memcmp(x.data(), y.data(), x.extent(0) * sizeof(compress::IndexValue)) == 0;
+}
+
+/// Two compressors of type C reduce the same sparse gradients, one told each step's touched
+/// columns and one not: the same selections, sums and residuals, bit for bit, every step. Few
+/// columns at first (fewer nonzeros than k: zeros are selected), then more, a restore from the
+/// state (the support is found again), a step that touched none, and at last more than the
+/// support path takes (it hands over to the scan of all d). Returns the told compressor's
+/// selections on the support.
+template <class C, class T>
+std::int64_t expect_touched_changes_nothing(World& w) {
+  const std::size_t d = std::size_t(1) << 16;
+  C scan(w.training, d, 0.001), told(w.training, d, 0.001);
+  Vector<T> g("g", d), s1("s1", d), s2("s2", d);
+  for (int step = 0; step < 60; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    const std::size_t count = step == 40 ? 0 : step < 3 ? 5 : step < 50 ? 40 : d / 8;
+    const std::vector<std::int32_t> cols = sparse_gradient(g, d, w.rank, step, count);
+    scan.reduce(g, s1);
+    told.set_touched(cols.data(), std::int64_t(cols.size()));
+    told.reduce(g, s2);
+    EXPECT_TRUE(same_bits(s1, s2));
+    EXPECT_TRUE(same_bits(scan.residual(), told.residual()));
+    EXPECT_TRUE(same_pairs(scan.selection(), told.selection()));
+    if (step == 30) {  // a checkpoint and restart of the told one
+      StateArchive saved;
+      told.state(saved);
+      StateArchive restored(saved.bytes());
+      told.state(restored);
+    }
+  }
+  return told.support_selections();
+}
+
+}  // namespace
+
+// Top-k and gTop-k told the touched columns select on the gradient's support (plus the
+// residual's nonzeros) on host backends: the same entries, residuals and sums as the scan of
+// all d, for fp32 and fp64, at every P.
+TEST(TouchedColumns, TopKAndGTopKSelectTheSameOnTheSupport) {
+  World w;
+  const std::int64_t on_support[] = {
+      expect_touched_changes_nothing<compress::TopK<float>, float>(w),
+      expect_touched_changes_nothing<compress::TopK<double>, double>(w),
+      expect_touched_changes_nothing<compress::GTopK<float>, float>(w),
+      expect_touched_changes_nothing<compress::GTopK<double>, double>(w)};
+  for (const std::int64_t n : on_support) {
+    if (kHostMemory)
+      EXPECT_EQ(n, 50);  // steps 0-49; from step 50 on, the support outgrows d/16
+    else
+      EXPECT_EQ(n, 0);
+  }
+}
+
+// compression.method: sparse told the touched columns sends the nonzeros among them: the same
+// sum, bit for bit, and the same bytes as the scan of all d.
+TEST(TouchedColumns, ExactSparseSendsTheSameNonzeros) {
+  World w;
+  const std::size_t d = std::size_t(1) << 14;
+  compress::ExactSparse<double> scan(w.training, d), told(w.training, d);
+  Vector<double> g("g", d), s1("s1", d), s2("s2", d);
+  for (int step = 0; step < 5; ++step) {
+    const std::vector<std::int32_t> cols = sparse_gradient(g, d, w.rank, step, step == 2 ? 0 : 100);
+    w.training.reset_stats();
+    scan.reduce(g, s1);
+    const std::uint64_t bytes = w.max_bytes(comm::Kind::allgather);
+    w.training.reset_stats();
+    told.set_touched(cols.data(), std::int64_t(cols.size()));
+    told.reduce(g, s2);
+    EXPECT_TRUE(same_bits(s1, s2));
+    EXPECT_EQ(w.max_bytes(comm::Kind::allgather), bytes);
+    EXPECT_EQ(told.last_pairs(), scan.last_pairs());
+  }
 }

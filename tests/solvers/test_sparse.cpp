@@ -162,6 +162,24 @@ TEST(Sparse, ExactSparseCompressionMatchesNone) {
   }
 }
 
+// Top-k and gTop-k on a sparse share select on the touched columns and the residual's support
+// (docs/compression.md, "On the gradient's support"); on dense storage of the same file they
+// scan all d. The same FP64 weights to rounding, at every P.
+TEST(Sparse, TopKAndGTopKTrainAsOnDenseStorage) {
+  const std::string path = sparse_file("logistic");
+  for (const char* method : {"topk", "gtopk"}) {
+    SCOPED_TRACE(method);
+    const std::vector<std::string> over = {std::string("compression.method=") + method,
+                                           "compression." + std::string(method) + ".density=0.02"};
+    const std::string solver = "decomposition: row, step_size: 0.05";
+    const RunOutcome dense = run_quiet(deck(file_deck(path, "logistic", "dense", solver), over));
+    const RunOutcome sparse = run_quiet(deck(file_deck(path, "logistic", "sparse", solver), over));
+    EXPECT_EQ(sparse.report["compression"]["method"], method);
+    EXPECT_LT(test::relative_difference(sparse.weights, dense.weights), 1e-12);
+    EXPECT_LT(sparse.result.final_loss, sparse.result.initial_loss);
+  }
+}
+
 TEST(Sparse, ExactSparseCompressionRefusals) {
   EXPECT_TRUE(
       test::refused("data: {layout: sparse, synthetic: {kind: sparse}}\n"

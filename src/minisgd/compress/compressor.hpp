@@ -29,6 +29,13 @@ class Compressor {
   virtual nlohmann::json describe() const = 0;
   /// Called before each step's reduce with the step's epoch (gTop-k's density warm-up).
   virtual void set_epoch(std::int64_t /*epoch*/) {}
+  /// Called before a reduce by a step whose gradient is sparse (a sparse share on a host
+  /// backend): `local` is zero but for the `count` distinct indices at `index` (host memory,
+  /// any order; null when count is 0). The compressors that can (sparse, top-k, gTop-k) then
+  /// work on those entries
+  /// and on their own state's nonzeros instead of scanning all d. Holds for the next reduce
+  /// only; without it a reduce reads all d entries.
+  virtual void set_touched(const std::int32_t* /*index*/, std::int64_t /*count*/) {}
   /// Saves or restores everything that carries from one step to the next (residuals, error
   /// buffers, step counters that key random bits), for a bitwise restart.
   virtual void state(StateArchive& a) = 0;

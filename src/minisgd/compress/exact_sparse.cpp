@@ -25,20 +25,33 @@ template <class T>
 void ExactSparse<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const auto index = index_.device;
   const auto value = value_.device;
-  std::int64_t n = 0;  // this rank's nonzeros, compacted in index order
-  Kokkos::parallel_scan(
-      "minisgd::sparse_compact", Kokkos::RangePolicy<ExecSpace>(0, local.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& at, const bool final) {
-        const T g = local(i);
-        if (g != T(0)) {
-          if (final) {
-            index(at) = std::int32_t(i);
-            value(at) = g;
-          }
-          ++at;
+  std::int64_t n = 0;  // this rank's nonzeros, compacted
+  if constexpr (kHostMemory) {
+    if (told_) {  // among the batch's columns, in the order given
+      for (std::int64_t j = 0; j < touched_count_; ++j) {
+        const std::int32_t i = touched_[j];
+        if (local(i) != T(0)) {
+          index(n) = i;
+          value(n++) = local(i);
         }
-      },
-      n);
+      }
+    }
+  }
+  if (!told_ || !kHostMemory)  // a scan of all d, in index order
+    Kokkos::parallel_scan(
+        "minisgd::sparse_compact", Kokkos::RangePolicy<ExecSpace>(0, local.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& at, const bool final) {
+          const T g = local(i);
+          if (g != T(0)) {
+            if (final) {
+              index(at) = std::int32_t(i);
+              value(at) = g;
+            }
+            ++at;
+          }
+        },
+        n);
+  told_ = false;  // the list holds for this reduce only
   comm_.allgather(&n, counts_.data(), 1);
   std::int64_t m = 0;
   for (const std::int64_t c : counts_) m = c > m ? c : m;

@@ -37,7 +37,17 @@ class GTopK final : public Compressor<T> {
   nlohmann::json describe() const override;
   void set_epoch(std::int64_t epoch) override;
   /// The residual (k follows from the epoch, set before every step).
-  void state(StateArchive& a) override { a.view("gtopk.residual", local_.residual); }
+  void state(StateArchive& a) override {
+    a.view("gtopk.residual", local_.residual);
+    if (a.loading()) local_.state_restored();
+  }
+  void set_touched(const std::int32_t* index, std::int64_t count) override {
+    local_.set_touched(index, count);
+  }
+  /// The last selection of this rank's top-k, sorted by index (for tests).
+  const Kokkos::View<IndexValue*, MemSpace>& selection() const { return local_.selection.device; }
+  /// Selections made on the gradient's support rather than all d (ResidualTopK).
+  std::int64_t support_selections() const { return local_.support_selections(); }
   std::size_t k() const { return local_.k(); }
   const Vector<T>& residual() const { return local_.residual; }
 

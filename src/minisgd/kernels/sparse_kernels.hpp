@@ -10,6 +10,7 @@
 // thread (a batch's nonzeros are few), on devices with atomic additions (the order is then
 // the device's).
 #include <cstdint>
+#include <vector>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/data/dataset.hpp"
@@ -43,14 +44,15 @@ void csr_margins(const SparseRows<S>& X, std::int64_t first, const W& w, const Z
 }
 
 /// g = X_Bᵀ u with u(i) = ℓ'(z(i); y(first + i)); z holds the margins when margins_given.
-/// Zeroes every entry of g (the AllReduce and the optimizers read the whole vector).
+/// Zeroes every entry of g first (the AllReduce and the optimizers read the whole vector)
+/// unless the caller says g is zero already (`zeroed`: it zeroed the previous batch's columns).
 template <Loss L, class S, class A>
 void csr_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<double>& y,
                   const Vector<A>& w, const Vector<A>& z, bool margins_given, const Vector<A>& u,
-                  const Vector<A>& g) {
+                  const Vector<A>& g, bool zeroed = false) {
   if (!margins_given) csr_margins(X, first, w, z);
   const std::int64_t b = z.extent(0);
-  Kokkos::deep_copy(g, A(0));
+  if (!zeroed) Kokkos::deep_copy(g, A(0));
   if constexpr (kHostMemory) {
     for (std::int64_t i = 0; i < b; ++i) {
       const A ui = loss_derivative<L>(z(i), A(y(first + i)));
@@ -69,6 +71,40 @@ void csr_gradient(const SparseRows<S>& X, std::int64_t first, const Vector<doubl
         });
   }
 }
+
+/// Host backends: the distinct columns of a batch's CSR rows, in the order they first occur,
+/// found with one bit per column (cleared again after): O(nonzeros of the batch), not O(d).
+/// A sparse step zeroes its gradient on the last batch's columns alone and hands the list to
+/// the gradient compressor (compress/compressor.hpp, set_touched).
+class TouchedColumns {
+ public:
+  TouchedColumns() = default;
+  explicit TouchedColumns(std::int64_t d) : bits_(std::size_t(d + 63) / 64, 0) {}
+
+  /// The columns of rows [first, first + rows) of X.
+  template <class S>
+  void collect(const SparseRows<S>& X, std::int64_t first, std::int64_t rows) {
+    static_assert(kHostMemory && sizeof(S) > 0, "host backends only");
+    list_.clear();
+    const std::int32_t* const col = X.entries.data();
+    for (std::int64_t k = X.row_map(first); k < X.row_map(first + rows); ++k) {
+      const auto c = std::uint32_t(col[k]);
+      std::uint64_t& word = bits_[c / 64];
+      const std::uint64_t bit = std::uint64_t(1) << (c % 64);
+      if (!(word & bit)) {
+        word |= bit;
+        list_.push_back(std::int32_t(c));
+      }
+    }
+    for (const std::int32_t c : list_) bits_[std::uint32_t(c) / 64] = 0;
+  }
+  void clear() { list_.clear(); }
+  const std::vector<std::int32_t>& columns() const { return list_; }
+
+ private:
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::int32_t> list_;
+};
 
 /// Host backends: the lazily scaled step's margins z(i) = scale·(x_{first+i}·v), csr_row_dot's
 /// sums, with the weights a few values ahead asked of memory early (for writing: the update

@@ -34,6 +34,8 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
   };
   w_ = vector("w");
   if (!lazy_) g_ = vector("g");  // the lazy step applies its gradient as it forms
+  track_touched_ = kHostMemory && data.sparse() && !lazy_;
+  if (track_touched_) touched_ = TouchedColumns(data.part.local_cols());
   if (data.part.decomposition == Decomposition::row) {
     reduced_ = Vector<A>("g_reduced", data.part.local_cols());
     compressor_ = compress::make_compressor<A>(c.compression, c.run.seed,
@@ -57,14 +59,23 @@ void SgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
 
 template <class S, class A>
 void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
+  if (track_touched_) {
+    if constexpr (kHostMemory) {
+      for (const std::int32_t c : touched_.columns()) g_(c) = A(0);  // all of g that is not 0
+      if (local_batch_ > 0)
+        touched_.collect(data_.csr, first, local_batch_);
+      else
+        touched_.clear();
+    }
+  }
   if (local_batch_ == 0) {  // b < P: this rank holds no row of the batch
-    Kokkos::deep_copy(g_, A(0));
+    if (!track_touched_) Kokkos::deep_copy(g_, A(0));
     return;
   }
   with_loss(loss_, [&](auto loss) {
     constexpr Loss L = decltype(loss)::value;
     if (data_.sparse())
-      csr_gradient<L>(data_.csr, first, data_.y, w_, z_, margins_given, u_, g_);
+      csr_gradient<L>(data_.csr, first, data_.y, w_, z_, margins_given, u_, g_, track_touched_);
     else
       sgd_gradient<L>(data_.X, first, data_.y, w_, z_, margins_given, u_, g_);
   });
@@ -82,6 +93,8 @@ void SgdStepper<S, A>::step(const StepSpec& s, Timers::Sequence& phases) {
     gradient(first, false);
     phases.enter("allreduce");  // every rank's rows contribute to the whole gradient
     compressor_->set_epoch(s.epoch);
+    if (track_touched_)
+      compressor_->set_touched(touched_.columns().data(), std::int64_t(touched_.columns().size()));
     compressor_->reduce(g_, reduced_);
     phases.enter("update");
     optimizer_->update(w_, reduced_, s);

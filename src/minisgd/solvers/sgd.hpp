@@ -5,6 +5,7 @@
 #include "minisgd/compress/compressor.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
+#include "minisgd/kernels/sparse_kernels.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/averaging.hpp"
 #include "minisgd/solvers/optimizer.hpp"
@@ -49,6 +50,10 @@ class SgdStepper final : public Stepper {
   // scikit-learn's and Bottou's sparse SGD. With λ = 0 (ρ = 1) it is the plain step, bit for bit.
   bool lazy_ = false;
   A scale_ = A(1);
+  // Any other step on a sparse share on a host backend keeps the columns of its batch: g is
+  // nonzero on those alone, so the next step zeroes just them, and the compressor is told.
+  TouchedColumns touched_;
+  bool track_touched_ = false;
   std::int64_t batch_size_ = 0;
 };
 
