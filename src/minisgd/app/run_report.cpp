@@ -64,8 +64,7 @@ nlohmann::json result_section(const Config& c, const Trained& t, const Verdict& 
   // The FOM window: every step after the warm-up, fenced at its ends only (trainer.cpp); its
   // time is the slowest rank's.
   const double fom_seconds = world.allreduce_value(r.fom_seconds, comm::Op::max);
-  const double samples_per_s =
-      fom_seconds > 0 ? double(r.fom_iterations * c.solver.batch_size) / fom_seconds : 0;
+  const double samples_per_s = fom_seconds > 0 ? double(r.fom_samples) / fom_seconds : 0;
   nlohmann::json result = {
       {"final_loss", r.final_loss},
       {"initial_loss", r.initial_loss},
@@ -76,6 +75,7 @@ nlohmann::json result_section(const Config& c, const Trained& t, const Verdict& 
       {"samples_per_s", samples_per_s},
       {"warmup_iterations", r.warmup_iterations},
       {"fom_iterations", r.fom_iterations},
+      {"fom_samples", r.fom_samples},
       {"fom_time_s", fom_seconds},
       {"valid", verdict.valid},
       {"verdict", verdict.why},

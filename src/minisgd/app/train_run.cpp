@@ -62,8 +62,12 @@ void print_problem(const Config& c, const Partition& part, const std::string& de
       << "solver:  " << to_string(c.solver.method) << ", " << to_string(c.solver.decomposition)
       << " decomposition, "
       << (c.solver.method == Method::ca_sgd ? "s = " + std::to_string(c.solver.s) + ", " : "")
-      << to_string(c.precision.preset) << ", batch " << b << ", " << part.rows / b
-      << " batches per epoch, " << ranks << " rank(s)\n";
+      << to_string(c.precision.preset) << ", batch " << b << ", " << part.whole_batches()
+      << " batches"
+      << (part.last_batch_rows() > 0
+              ? " and one of " + std::to_string(part.last_batch_rows()) + " rows"
+              : std::string())
+      << " per epoch, " << ranks << " rank(s)\n";
 }
 
 /// CA-SGD's buffers checked before they are allocated (CaSgdStepper): the packed Gram of s
@@ -163,8 +167,7 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
   s.setup_seconds = clock.seconds();
   // The communication library's first calls of each message size, outside the training time;
   // the counters then count training alone.
-  s.stepper->warm_up(
-      group_sizes(c, s.data.part.rows / c.solver.batch_size, s.stepper->group_size()));
+  s.stepper->warm_up(group_sizes(c, epoch_of(s.data.part), s.stepper->group_size()));
   s.comm->reset_stats();
   if (!c.run.restart.empty())
     collectively(world, err, [&] { s.resume = read_checkpoint(c, world); });
@@ -207,7 +210,7 @@ void repeat_for_min_seconds(comm::MpiCommunicator& world, std::ostream& out, std
       s.stepper.reset();
       s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
       fence("stepper set up");
-      again = train(c, s.data.part.rows / c.solver.batch_size, *s.stepper, eval, s.timers, hooks);
+      again = train(c, epoch_of(s.data.part), *s.stepper, eval, s.timers, hooks);
       // Every rank holds the same objective, so every rank throws alike.
       const double gap = std::abs(again.final_loss - first) / std::abs(first);
       if (gap > c.validation.tolerance)
@@ -220,6 +223,7 @@ void repeat_for_min_seconds(comm::MpiCommunicator& world, std::ostream& out, std
     ++rule.repetitions;
     t.steps += again.iterations;
     t.result.fom_iterations += again.fom_iterations;
+    t.result.fom_samples += again.fom_samples;
     t.result.fom_seconds += again.fom_seconds;  // this rank's; the report takes the maximum
     window = world.allreduce_value(t.result.fom_seconds, comm::Op::max);
     if (root && (window >= next_line || window >= c.run.min_seconds)) {
@@ -260,7 +264,7 @@ Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::
       };
     }
     hooks.checkpoints.resume = std::move(s.resume);
-    t.result = train(c, s.data.part.rows / c.solver.batch_size, *s.stepper, eval, s.timers, hooks);
+    t.result = train(c, epoch_of(s.data.part), *s.stepper, eval, s.timers, hooks);
   });
   t.weights = gather_weights(s.stepper->local_weights(), s.data.part, world);
   t.steps = t.result.iterations - t.result.resumed_at;

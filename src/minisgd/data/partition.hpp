@@ -3,9 +3,10 @@
 // (position q holds original row order[q]); global batch t is positions [t·b, (t+1)·b).
 // Row decomposition deals the offsets o of each batch cyclically (o -> rank o mod P), so rank
 // r holds ⌈(b − r)/P⌉ rows (⌊b/P⌋ or ⌈b/P⌉) of every batch, one contiguous block of local
-// rows per batch, and the batch sequence does not depend on P. The rows after the last whole
-// batch (and every row of data that is not trained on, batch = 0) are dealt cyclically after
-// them. With P | b this is plain cyclic dealing (q -> rank q mod P, local index q / P).
+// rows per batch, and the batch sequence does not depend on P. The m mod b rows after the last
+// whole batch (and every row of data that is not trained on, batch = 0) are dealt cyclically
+// after them: they are the short batch t = ⌊m/b⌋ that ends every epoch, one contiguous block of
+// local rows too. With P | b this is plain cyclic dealing (q -> rank q mod P, local index q / P).
 // Column decomposition keeps every row and a contiguous block of columns.
 #include <cstdint>
 #include <vector>
@@ -37,9 +38,18 @@ struct Partition {
     if (decomposition == Decomposition::column) return batch;
     return batch > rank ? (batch - rank + ranks - 1) / ranks : 0;
   }
-  /// Local row of the first row of batch t held here (its rows are the next local_batch()).
+  /// Local row of the first row of batch t held here (its rows are the next batch_rows(t)).
   KOKKOS_INLINE_FUNCTION std::int64_t batch_first(std::int64_t t) const {
     return t * local_batch();
+  }
+  /// Whole batches of b rows, ⌊m/b⌋.
+  KOKKOS_INLINE_FUNCTION std::int64_t whole_batches() const { return batches(); }
+  /// Rows of the short batch after them, m mod b (0: none).
+  KOKKOS_INLINE_FUNCTION std::int64_t last_batch_rows() const { return rows - batched_rows(); }
+  /// Rows of batch t held here: local_batch() for a whole batch, the local rows after the whole
+  /// batches for the short one (t = whole_batches()).
+  std::int64_t batch_rows(std::int64_t t) const {
+    return t < batches() ? local_batch() : local_rows() - batched_local();
   }
   /// Shuffled position of local row l (the inverse of local_index).
   KOKKOS_INLINE_FUNCTION std::int64_t position(std::int64_t l) const {

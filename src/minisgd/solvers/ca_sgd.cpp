@@ -30,6 +30,7 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
       loss_(c.model.loss),
       s_(c.solver.s),
       b_(c.solver.batch_size),
+      rows_(c.solver.batch_size),
       plan_(c.precision.plan),
       real_(c.precision.realized),
       w_("w", data.part.local_cols()),
@@ -72,9 +73,28 @@ CaSgdStepper<S, A>::CaSgdStepper(const Config& c, const Dataset<S>& data, comm::
 
 template <class S, class A>
 void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
+  // The short batch that ends an epoch (trainer.hpp, Epoch) has fewer rows than the blocks of
+  // the Gram: it is an outer step of its own, and the steps around it are outer steps of theirs.
+  const std::int64_t whole = data_.part.whole_batches();
+  std::size_t begin = 0;
+  for (std::size_t j = 0; j < steps.size(); ++j) {
+    if (steps[j].batch < whole) continue;
+    if (j > begin) outer_step({steps.begin() + begin, steps.begin() + j}, b_);
+    outer_step({steps[j]}, data_.part.last_batch_rows());
+    begin = j + 1;
+  }
+  if (begin == 0)
+    outer_step(steps, b_);
+  else if (begin < steps.size())
+    outer_step({steps.begin() + begin, steps.end()}, b_);
+}
+
+template <class S, class A>
+void CaSgdStepper<S, A>::outer_step(const std::vector<StepSpec>& steps, std::int64_t rows) {
   const int n = int(steps.size());
+  rows_ = rows;
   set_up_step(steps);
-  const std::int64_t nG = gram_packed_size(n, b_);
+  const std::int64_t nG = gram_packed_size(n, rows_);
   Timers::Sequence phases(timers_);
   phases.enter("gram");
   form_gram(n);
@@ -84,8 +104,8 @@ void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
   exchange(n);
   phases.enter("recurrence");
   with_loss(loss_, [&](auto loss) {
-    inner_recurrence<decltype(loss)::value>(packed_, slice(packed_, nG, n * b_), coef_, data_.y,
-                                            first_, b_, n, recurrence_, u_, v_);
+    inner_recurrence<decltype(loss)::value>(packed_, slice(packed_, nG, n * rows_), coef_, data_.y,
+                                            first_, rows_, n, recurrence_, u_, v_);
   });
   phases.enter("update");
   average(steps);  // reads the w of the outer step's start
@@ -95,11 +115,11 @@ void CaSgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
 
 template <class S, class A>
 void CaSgdStepper<S, A>::margins(int steps) {
-  const Vector<A> r = slice(packed_, gram_packed_size(steps, b_), steps * b_);
+  const Vector<A> r = slice(packed_, gram_packed_size(steps, rows_), steps * rows_);
   if (data_.sparse())
-    csr_partial_margins(data_.csr, first_, b_, w_, margin_accum_, r);
+    csr_partial_margins(data_.csr, first_, rows_, w_, margin_accum_, r);
   else
-    partial_margins(data_.X, first_, b_, w_, margin_accum_, r);
+    partial_margins(data_.X, first_, rows_, w_, margin_accum_, r);
 }
 
 template <class S, class A>
@@ -107,10 +127,10 @@ void CaSgdStepper<S, A>::update(int steps, const Vector<A>& v, double scale,
                                 const precision::Rounder& weights, std::uint64_t step,
                                 const Vector<A>& w_out) {
   if (data_.sparse())
-    csr_update_weights(data_.csr, first_, b_, steps, v, scale, gradient_accum_, weights, step,
+    csr_update_weights(data_.csr, first_, rows_, steps, v, scale, gradient_accum_, weights, step,
                        data_.part.col_begin(), gradient_, w_out);
   else
-    update_weights(data_.X, first_, b_, steps, v, scale, gradient_accum_, weights, step,
+    update_weights(data_.X, first_, rows_, steps, v, scale, gradient_accum_, weights, step,
                    data_.part.col_begin(), gradient_, w_out);
 }
 
@@ -122,7 +142,7 @@ void CaSgdStepper<S, A>::average(const std::vector<StepSpec>& steps) {
   const OuterAverage o = average_coefficients(steps, coef_host_, scale_host_);
   if (!o.any) return;
   const int n = int(steps.size());
-  scale_by_step(u_, o.kappa, b_, n, u_average_);
+  scale_by_step(u_, o.kappa, rows_, n, u_average_);
   average_.scale_and_add(w_, o.keep, o.take);
   update(n, u_average_, 1.0, precision::Rounder{}, 0, average_.value());
 }
@@ -170,8 +190,8 @@ void CaSgdStepper<S, A>::form_gram(int steps) {
 template <class S, class A>
 template <class In>
 void CaSgdStepper<S, A>::form_gram_from(int steps) {
-  const std::int64_t rows = steps * b_, n = data_.X.extent(1);
-  const Vector<A> G = slice(packed_, 0, gram_packed_size(steps, b_));
+  const std::int64_t rows = steps * rows_, n = data_.X.extent(1);
+  const Vector<A> G = slice(packed_, 0, gram_packed_size(steps, rows_));
   if constexpr (std::is_same_v<In, S>) {
     // The Gram reads X in place when the batches are adjacent rows already in its format.
     const auto& d = plan_[Knob::data];
@@ -180,38 +200,38 @@ void CaSgdStepper<S, A>::form_gram_from(int steps) {
         d.format == g.format &&
         (d.format != Format::custom || (d.custom.E == g.custom.E && d.custom.M == g.custom.M));
     if (same && adjacent_) {
-      gram_path_ = gram_.compute(row_block(data_.X, first_host_(0), rows), b_, G, gram_accum_);
+      gram_path_ = gram_.compute(row_block(data_.X, first_host_(0), rows), rows_, G, gram_accum_);
       return;
     }
   }
   Matrix<In>& Y = std::get<Matrix<In>>(input_);
   if (Y.extent(0) == 0) Y = Matrix<In>("gram_input", std::int64_t(s_) * b_, n);
   const Matrix<In> Ys = row_block(Y, 0, rows);
-  gather_batches(data_.X, first_, b_, gram_input_, outer_, Ys);
-  gram_path_ = gram_.compute(Ys, b_, G, gram_accum_);
+  gather_batches(data_.X, first_, rows_, gram_input_, outer_, Ys);
+  gram_path_ = gram_.compute(Ys, rows_, G, gram_accum_);
 }
 
 template <class S, class A>
 void CaSgdStepper<S, A>::form_sparse_gram(int steps) {
-  gather_csr_batches(data_.csr, first_, b_, steps, gram_input_, outer_, data_.part.local_cols(),
+  gather_csr_batches(data_.csr, first_, rows_, steps, gram_input_, outer_, data_.part.local_cols(),
                      gathered_);
-  csr_gram(gathered_, b_, steps, gram_accum_, slice(packed_, 0, gram_packed_size(steps, b_)));
+  csr_gram(gathered_, rows_, steps, gram_accum_, slice(packed_, 0, gram_packed_size(steps, rows_)));
   gram_path_ = GramPath::sparse;
 }
 
 template <class S, class A>
 void CaSgdStepper<S, A>::exchange(int steps) {
-  const std::int64_t nG = gram_packed_size(steps, b_);
-  const Vector<A> G = slice(packed_, 0, nG), r = slice(packed_, nG, steps * b_);
+  const std::int64_t nG = gram_packed_size(steps, rows_);
+  const Vector<A> G = slice(packed_, 0, nG), r = slice(packed_, nG, steps * rows_);
   // Round to the wire formats before the sum, and once more after it when the message
   // travels in a wider container than a knob's format (an emulated wire format).
   round_in_place(G, nG, gram_wire_, 2 * outer_);
-  round_in_place(r, steps * b_, margin_wire_, 2 * outer_);
+  round_in_place(r, steps * rows_, margin_wire_, 2 * outer_);
   sum_message(steps);
   const Format W = message_format(steps);
   if (W != plan_[Knob::gram_wire].format) round_in_place(G, nG, gram_wire_, 2 * outer_ + 1);
   if (W != plan_[Knob::margin_wire].format)
-    round_in_place(r, steps * b_, margin_wire_, 2 * outer_ + 1);
+    round_in_place(r, steps * rows_, margin_wire_, 2 * outer_ + 1);
 }
 
 template <class S, class A>
@@ -225,6 +245,11 @@ template <class S, class A>
 void CaSgdStepper<S, A>::warm_up(const std::vector<int>& group_sizes) {
   for (const int steps : group_sizes)
     for (int call = 0; call < 2; ++call) sum_message(steps);
+  if (data_.part.last_batch_rows() > 0) {  // the short batch's outer step
+    rows_ = data_.part.last_batch_rows();
+    for (int call = 0; call < 2; ++call) sum_message(1);
+    rows_ = b_;
+  }
 }
 
 template <class S, class A>

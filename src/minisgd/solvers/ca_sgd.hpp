@@ -32,8 +32,11 @@ class CaSgdStepper final : public Stepper {
   /// Sums the zeros of packed_ twice for each size (the first outer step overwrites them).
   void warm_up(const std::vector<int>& group_sizes) override;
 
-  /// Numbers in the packed message of an outer step of `steps` inner steps.
-  std::int64_t message_size(int steps) const { return gram_packed_size(steps, b_) + steps * b_; }
+  /// Numbers in the packed message of an outer step of `steps` inner steps of `rows` rows.
+  std::int64_t message_size(int steps, std::int64_t rows) const {
+    return gram_packed_size(steps, rows) + steps * rows;
+  }
+  std::int64_t message_size(int steps) const { return message_size(steps, rows_); }
   /// {"gram": the path that formed the Gram (none while no outer step had two steps), and
   /// for oneDNN its implementation, or "gram_fallback": why oneDNN did not form a bf16 Gram}.
   nlohmann::json kernels() const override;
@@ -42,6 +45,8 @@ class CaSgdStepper final : public Stepper {
   void exchange_as(std::int64_t count);
 
  private:
+  /// One outer step: `steps` inner steps on batches of `rows` rows (b, or the short batch's).
+  void outer_step(const std::vector<StepSpec>& steps, std::int64_t rows);
   void set_up_step(const std::vector<StepSpec>& steps);
   void form_gram(int steps);
   /// The Gram of a sparse share's outer step: its rows gathered, then merged pair by pair.
@@ -67,7 +72,8 @@ class CaSgdStepper final : public Stepper {
   Timers& timers_;
   Loss loss_;
   int s_;
-  std::int64_t b_;
+  std::int64_t b_;     // rows of a whole batch: every step's update weighs a row by η/b
+  std::int64_t rows_;  // rows of each batch of the outer step in progress (b_ or fewer)
   precision::Plan plan_;
   precision::Realization real_;
   // One rounding per knob, relative to the type its values are computed in.

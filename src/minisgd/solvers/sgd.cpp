@@ -58,26 +58,27 @@ void SgdStepper<S, A>::advance(const std::vector<StepSpec>& steps) {
 }
 
 template <class S, class A>
-void SgdStepper<S, A>::gradient(std::int64_t first, bool margins_given) {
+void SgdStepper<S, A>::gradient(std::int64_t first, std::int64_t rows, bool margins_given) {
   if (track_touched_) {
     if constexpr (kHostMemory) {
       for (const std::int32_t c : touched_.columns()) g_(c) = A(0);  // all of g that is not 0
-      if (local_batch_ > 0)
-        touched_.collect(data_.csr, first, local_batch_);
+      if (rows > 0)
+        touched_.collect(data_.csr, first, rows);
       else
         touched_.clear();
     }
   }
-  if (local_batch_ == 0) {  // b < P: this rank holds no row of the batch
+  if (rows == 0) {  // b < P, or a short batch: this rank holds no row of the batch
     if (!track_touched_) Kokkos::deep_copy(g_, A(0));
     return;
   }
+  const Vector<A> z = range(z_, 0, rows), u = range(u_, 0, rows);
   with_loss(loss_, [&](auto loss) {
     constexpr Loss L = decltype(loss)::value;
     if (data_.sparse())
-      csr_gradient<L>(data_.csr, first, data_.y, w_, z_, margins_given, u_, g_, track_touched_);
+      csr_gradient<L>(data_.csr, first, data_.y, w_, z, margins_given, u, g_, track_touched_);
     else
-      sgd_gradient<L>(data_.X, first, data_.y, w_, z_, margins_given, u_, g_);
+      sgd_gradient<L>(data_.X, first, data_.y, w_, z, margins_given, u, g_);
   });
 }
 
@@ -88,9 +89,10 @@ template <class S, class A>
 void SgdStepper<S, A>::step(const StepSpec& s, Timers::Sequence& phases) {
   if (lazy_) return lazy_step(s, phases);
   const std::int64_t first = data_.part.batch_first(s.batch);
+  const std::int64_t rows = data_.part.batch_rows(s.batch);
   if (data_.part.decomposition == Decomposition::row) {
     phases.enter("gradient");
-    gradient(first, false);
+    gradient(first, rows, false);
     phases.enter("allreduce");  // every rank's rows contribute to the whole gradient
     compressor_->set_epoch(s.epoch);
     if (track_touched_)
@@ -101,14 +103,15 @@ void SgdStepper<S, A>::step(const StepSpec& s, Timers::Sequence& phases) {
     return;
   }
   phases.enter("margins");
+  const Vector<A> z = range(z_, 0, rows);
   if (data_.sparse())
-    csr_margins(data_.csr, first, w_, z_);
+    csr_margins(data_.csr, first, w_, z);
   else
-    sgd_margins(data_.X, first, w_, z_);
+    sgd_margins(data_.X, first, w_, z);
   phases.enter("allreduce");  // a margin is the sum of every rank's partial dot product
-  comm::allreduce(comm_, z_);
+  comm::allreduce(comm_, z);
   phases.enter("gradient");
-  gradient(first, true);
+  gradient(first, rows, true);
   phases.enter("update");
   optimizer_->update(w_, g_, s);
 }
@@ -117,15 +120,16 @@ template <class S, class A>
 void SgdStepper<S, A>::lazy_step(const StepSpec& s, Timers::Sequence& phases) {
   if constexpr (kHostMemory) {
     const std::int64_t first = data_.part.batch_first(s.batch);
+    const Vector<A> z = range(z_, 0, data_.part.batch_rows(s.batch)), u = range(u_, 0, z.extent(0));
     const bool column = data_.part.decomposition == Decomposition::column;
     if (column)
       phases.enter("margins");
     else
       phases.enter("gradient");
-    csr_margins_prefetched(data_.csr, first, w_, scale_, z_);  // x·w = scale·(x·v)
+    csr_margins_prefetched(data_.csr, first, w_, scale_, z);  // x·w = scale·(x·v)
     if (column) {
       phases.enter("allreduce");
-      comm::allreduce(comm_, z_);
+      comm::allreduce(comm_, z);
     }
     // w' = ρ·w − (η/b)·g: scale' = ρ·scale, v' = v − (η/b)/scale'·g on the batch's columns.
     if (A(s.rho) * scale_ < A(1e-20)) fold_scale();  // before the scale underflows
@@ -133,7 +137,7 @@ void SgdStepper<S, A>::lazy_step(const StepSpec& s, Timers::Sequence& phases) {
     const A step = A(s.eta / double(batch_size_)) / scale_;
     phases.enter("update");  // the derivatives and the update, fused
     with_loss(loss_, [&](auto loss) {
-      csr_direct_update<decltype(loss)::value>(data_.csr, first, data_.y, z_, u_, w_, step);
+      csr_direct_update<decltype(loss)::value>(data_.csr, first, data_.y, z, u, w_, step);
     });
   }
 }

@@ -27,8 +27,9 @@ class SgdStepper final : public Stepper {
  private:
   /// One step, each phase entered in `phases`; the last is "update".
   void step(const StepSpec& s, Timers::Sequence& phases);
-  /// g_ from the batch at local row `first`; z_ already holds its margins when margins_given.
-  void gradient(std::int64_t first, bool margins_given);
+  /// g_ from the `rows` local rows of a batch from local row `first`; z_ already holds their
+  /// margins when margins_given.
+  void gradient(std::int64_t first, std::int64_t rows, bool margins_given);
   /// A step of the lazily scaled form (lazy_).
   void lazy_step(const StepSpec& s, Timers::Sequence& phases);
   /// w_ ← scale_·w_, scale_ ← 1: the plain form, for checkpoints and tiny scales.
@@ -38,7 +39,7 @@ class SgdStepper final : public Stepper {
   comm::Communicator& comm_;
   Timers& timers_;
   Loss loss_;
-  std::int64_t local_batch_;  // rows of a batch held here
+  std::int64_t local_batch_;  // rows of a whole batch held here (a short one holds fewer)
   Vector<A> w_, z_, u_, g_;
   Vector<A> reduced_;  // row decomposition: the compressor's estimate of Σ_ranks g_
   std::unique_ptr<compress::Compressor<A>> compressor_;

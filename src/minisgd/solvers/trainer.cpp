@@ -38,8 +38,8 @@ std::int64_t averaging_start(const SolverConfig& s, std::int64_t nb, std::int64_
 /// averaging weight of every step (docs/design.md).
 class StepPlanner {
  public:
-  StepPlanner(const Config& c, std::int64_t batches_per_epoch, std::int64_t average_from)
-      : c_(c), nb_(batches_per_epoch), average_from_(average_from) {}
+  StepPlanner(const Config& c, const Epoch& epoch, std::int64_t average_from)
+      : c_(c), epoch_(epoch), nb_(epoch.batches()), average_from_(average_from) {}
 
   /// Steps [first, end).
   const std::vector<StepSpec>& group(std::int64_t first, std::int64_t end) {
@@ -61,8 +61,27 @@ class StepPlanner {
     return group_;
   }
 
+  /// Rows the steps [first, end) train on: b each, less b − last for each short batch among
+  /// them (one per epoch, where the epoch's batch order puts it).
+  std::int64_t samples(std::int64_t first, std::int64_t end) const {
+    const std::int64_t b = c_.solver.batch_size;
+    std::int64_t n = (end - first) * b;
+    if (epoch_.last == 0 || end <= first) return n;
+    for (std::int64_t e = first / nb_; e <= (end - 1) / nb_; ++e) {
+      const std::int64_t begin = e * nb_;
+      std::int64_t at = begin;  // the step of epoch e that takes the short batch
+      if (first > begin || end < begin + nb_) {
+        const auto order = batch_order(nb_, c_.run.seed, e, c_.solver.reshuffle);
+        at += std::find(order.begin(), order.end(), epoch_.whole) - order.begin();
+      }
+      if (at >= first && at < end) n -= b - epoch_.last;
+    }
+    return n;
+  }
+
  private:
   const Config& c_;
+  Epoch epoch_;
   std::int64_t nb_;
   std::int64_t average_from_;
   std::vector<std::int64_t> order_;
@@ -72,9 +91,9 @@ class StepPlanner {
 
 }  // namespace
 
-std::vector<int> group_sizes(const Config& c, std::int64_t batches_per_epoch, int group) {
-  const std::int64_t total = total_steps(c.solver, batches_per_epoch);
-  const std::int64_t every = evaluation_interval(c.solver, batches_per_epoch);
+std::vector<int> group_sizes(const Config& c, const Epoch& epoch, int group) {
+  const std::int64_t total = total_steps(c.solver, epoch.batches());
+  const std::int64_t every = evaluation_interval(c.solver, epoch.batches());
   std::vector<int> sizes;
   // Every stretch but the last is `every` steps long; each is cut into groups from its start.
   for (const std::int64_t stretch : {std::min(every, total), total - (total - 1) / every * every})
@@ -108,6 +127,7 @@ void progress_state(StateArchive& a, TrainResult& r, std::int64_t& iteration,
   a.value("train.initial_loss", r.initial_loss);
   a.value("train.seconds", r.train_seconds);
   a.value("train.fom_iterations", r.fom_iterations);
+  a.value("train.fom_samples", r.fom_samples);
   a.value("train.fom_seconds", r.fom_seconds);
   state_vector(a, "train.history", r.history);
 }
@@ -119,21 +139,21 @@ namespace {
 /// only, then evaluated, checked against the stopping rules and checkpointed.
 class TrainingLoop {
  public:
-  TrainingLoop(const Config& c, std::int64_t nb, Stepper& stepper, const Evaluation& eval,
+  TrainingLoop(const Config& c, const Epoch& epoch, Stepper& stepper, const Evaluation& eval,
                Timers& timers, const TrainHooks& hooks)
       : s_(c.solver),
-        nb_(nb),
+        nb_(epoch.batches()),
         stepper_(stepper),
         eval_(eval),
         timers_(timers),
         hooks_(hooks),
         saves_(hooks.checkpoints),
-        total_(total_steps(c.solver, nb)),
-        every_(evaluation_interval(s_, nb)),
+        total_(total_steps(c.solver, nb_)),
+        every_(evaluation_interval(s_, nb_)),
         // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
         // outside the FOM window (docs/output.md, "Figure of merit").
         warmup_(std::min(c.output.warmup_steps, total_ / 2)),
-        planner_(c, nb, averaging_start(s_, nb, total_)) {}
+        planner_(c, epoch, averaging_start(s_, nb_, total_)) {}
 
   TrainResult run() {
     resume_or_start();
@@ -234,6 +254,7 @@ class TrainingLoop {
     if (measured_from >= 0) {
       r_.fom_seconds += seconds - measured_start;
       r_.fom_iterations += it_ - measured_from;
+      r_.fom_samples += planner_.samples(measured_from, it_);
     }
   }
 
@@ -278,9 +299,9 @@ class TrainingLoop {
 
 }  // namespace
 
-TrainResult train(const Config& c, std::int64_t nb, Stepper& stepper, const Evaluation& eval,
+TrainResult train(const Config& c, const Epoch& epoch, Stepper& stepper, const Evaluation& eval,
                   Timers& timers, const TrainHooks& hooks) {
-  return TrainingLoop(c, nb, stepper, eval, timers, hooks).run();
+  return TrainingLoop(c, epoch, stepper, eval, timers, hooks).run();
 }
 
 }  // namespace minisgd

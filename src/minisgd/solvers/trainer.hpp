@@ -7,11 +7,29 @@
 
 #include "minisgd/config/config.hpp"
 #include "minisgd/core/state_archive.hpp"
+#include "minisgd/data/partition.hpp"
 #include "minisgd/report/history.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/stepper.hpp"
 
 namespace minisgd {
+
+/// The batches of an epoch: `whole` batches of b rows, then, when b does not divide the m
+/// training rows, one short batch of the `last` = m mod b rows after them (batch index
+/// `whole`), so that an epoch trains on every row once. A step's update weighs each of its
+/// rows by η/b, the short batch's too.
+struct Epoch {
+  Epoch(std::int64_t whole_batches, std::int64_t last_rows = 0)  // NOLINT: a count converts
+      : whole(whole_batches), last(last_rows) {}
+  std::int64_t whole = 0;
+  std::int64_t last = 0;
+  std::int64_t batches() const { return whole + (last > 0 ? 1 : 0); }
+  /// Global rows of batch t, of b rows when whole.
+  std::int64_t rows(std::int64_t t, std::int64_t b) const { return t < whole ? b : last; }
+};
+
+/// The epoch of the training rows `p` holds.
+inline Epoch epoch_of(const Partition& p) { return {p.whole_batches(), p.last_batch_rows()}; }
 
 struct TrainResult {
   std::int64_t iterations = 0;
@@ -21,6 +39,7 @@ struct TrainResult {
   double train_seconds = 0;            // every training step, evaluations excluded
   std::int64_t warmup_iterations = 0;  // steps before the FOM window
   std::int64_t fom_iterations = 0;     // steps inside it
+  std::int64_t fom_samples = 0;        // rows those steps trained on
   double fom_seconds = 0;              // its length: fenced at its two ends only
   std::string stop_reason;
   std::vector<HistoryRow> history;
@@ -62,17 +81,17 @@ struct Evaluation {
 std::string progress_line(const HistoryRow& h, std::int64_t total_steps, double wall_s,
                           double time_left_s);
 
-/// Runs the loop. `batches_per_epoch` global batches of b rows make an epoch. Throws
+/// Runs the loop over epochs of the batches of `epoch`. Throws
 /// RuntimeFailure when the objective becomes NaN or infinite. With solver.time_limit, the
 /// ranks compare the largest elapsed time with it at every evaluation and checkpoint and stop
 /// (stop_reason "time_limit") once it is spent, after a checkpoint when checkpoints are on.
-TrainResult train(const Config& c, std::int64_t batches_per_epoch, Stepper& stepper,
-                  const Evaluation& eval, Timers& timers, const TrainHooks& hooks);
+TrainResult train(const Config& c, const Epoch& epoch, Stepper& stepper, const Evaluation& eval,
+                  Timers& timers, const TrainHooks& hooks);
 
 /// The sizes of the groups of steps train() hands a stepper whose groups hold up to `group`
 /// steps: a group never crosses an evaluation point or the end, so besides `group` only the
 /// last group of a stretch between two evaluation points can be shorter.
-std::vector<int> group_sizes(const Config& c, std::int64_t batches_per_epoch, int group);
+std::vector<int> group_sizes(const Config& c, const Epoch& epoch, int group);
 
 /// Saves or restores the loop's own state: the step, the results so far and the history.
 void progress_state(StateArchive& a, TrainResult& r, std::int64_t& iteration,
