@@ -27,6 +27,34 @@ TEST(Deck, StepSizeMayBeAPlainNumber) {
   EXPECT_DOUBLE_EQ(deck("solver: {step_size: 0.25}").solver.step_size.eta0, 0.25);
 }
 
+// eta0: auto brings the schedule, averaging and reshuffling it was measured with; any of them
+// may be given.
+TEST(Deck, AutoStepSizeBringsItsScheduleAveragingAndReshuffling) {
+  for (const char* yaml : {"solver: {step_size: auto}", "solver: {step_size: {eta0: auto}}"}) {
+    SCOPED_TRACE(yaml);
+    const auto c = deck(yaml);
+    EXPECT_TRUE(c.solver.step_size.eta0_auto);
+    EXPECT_EQ(c.solver.step_size.schedule, minisgd::Schedule::linear);
+    EXPECT_EQ(c.solver.averaging, minisgd::Averaging::tail);
+    EXPECT_TRUE(c.solver.reshuffle);
+  }
+  const auto given = deck(
+      "model: {l2: 0.01}\n"
+      "solver: {step_size: {eta0: auto, schedule: optimal}, averaging: none}");
+  EXPECT_EQ(given.solver.step_size.schedule, minisgd::Schedule::optimal);
+  EXPECT_EQ(given.solver.averaging, minisgd::Averaging::none);
+  // A fixed step keeps the plain defaults.
+  const auto fixed = deck("solver: {step_size: {eta0: 0.5}}");
+  EXPECT_FALSE(fixed.solver.step_size.eta0_auto);
+  EXPECT_EQ(fixed.solver.step_size.schedule, minisgd::Schedule::constant);
+  EXPECT_EQ(fixed.solver.averaging, minisgd::Averaging::none);
+  EXPECT_FALSE(fixed.solver.reshuffle);
+  EXPECT_TRUE(minisgd::test::refused("solver: {step_size: {eta0: fast}}",
+                                     "solver.step_size.eta0: expected a number, got 'fast'"));
+  EXPECT_TRUE(minisgd::test::refused("solver: {step_size: {eta0: auto, decay: 0.1}}",
+                                     "linear takes no decay"));
+}
+
 TEST(Deck, UnknownKeyNamesKeyAndLine) {
   EXPECT_EQ(minisgd::test::deck_error("run: {seed: 1}\nsolver:\n  batch_size: 8\n  bogus: 3\n"),
             "test-deck:4: unknown key 'solver.bogus'");

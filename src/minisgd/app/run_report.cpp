@@ -106,6 +106,7 @@ nlohmann::json build_report(const Config& c, const Trained& t, const Verdict& v,
   rep["deck_path"] = c.deck_path;
   rep["problem"] = t.problem;
   if (!t.s_auto.is_null()) rep["s_auto"] = t.s_auto;
+  if (!t.step_size_auto.is_null()) rep["step_size_auto"] = t.step_size_auto;
   rep["data_load"] = t.data_load;
   rep["result"] = result_section(c, t, v, world);
   rep["precision"] = precision::to_json(c.precision.plan, c.precision.realized);

@@ -81,6 +81,11 @@ RunOutcome run_precision_study(const Config& c, comm::MpiCommunicator& world, st
                verdict.exit_code()};
   if (root) print_summary(out, o.report);
   const double reference = o.result.final_loss;
+  // Every knob at the baseline's step size: eta0: auto is probed once, for the baseline.
+  if (base.solver.step_size.eta0_auto) {
+    base.solver.step_size.eta0 = t.step_size_auto["eta0"].get<double>();
+    base.solver.step_size.eta0_auto = false;
+  }
 
   nlohmann::json rows = nlohmann::json::array();
   if (root) out << "\n  knob            format      final loss        relative gap to fp32\n";

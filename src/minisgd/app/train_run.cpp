@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <sstream>
 
@@ -17,6 +18,7 @@
 #include "minisgd/precision/dispatch.hpp"
 #include "minisgd/report/timers.hpp"
 #include "minisgd/solvers/evaluator.hpp"
+#include "minisgd/solvers/step_probe.hpp"
 #include "minisgd/solvers/stepper_factory.hpp"
 
 namespace minisgd {
@@ -27,8 +29,9 @@ namespace {
 template <class S>
 struct Setup {
   explicit Setup(const Config& deck) : config(deck), timers(deck.output.phase_timers) {}
-  Config config;  // the deck's, with what set-up decides (solver.s: auto)
+  Config config;  // the deck's, with what set-up decides (solver.s: auto, eta0: auto)
   nlohmann::json s_auto;
+  nlohmann::json step_size_auto;
   std::unique_ptr<comm::Communicator> comm;  // training traffic only
   Timers timers;
   LoadStats load;
@@ -74,9 +77,8 @@ void print_problem(const Config& c, const Partition& part, const std::string& de
 /// blocks of b rows with the margins (one message, in the arithmetic's width and again in each
 /// narrower wire container), u, v, w and its gradient (and their averages), and the gathered
 /// s·b rows of the rank's `cols` columns in the Gram's input type. With cols = 0, before the
-/// data are read: what s and b alone ask.
-// longest >= 0: the share is sparse, and the s·b gathered rows hold at most that many
-// entries each (values, and 4-byte indices beside them) instead of s·b × cols values.
+/// data are read: what s and b alone ask. longest >= 0: the share is sparse, and each gathered
+/// row holds at most that many entries (values, and 4-byte indices beside them).
 void ensure_ca_sgd_fits(const Config& c, std::int64_t cols, comm::Communicator& comm,
                         std::int64_t longest = -1) {
   const precision::Realization& r = c.precision.realized;
@@ -98,6 +100,32 @@ void ensure_ca_sgd_fits(const Config& c, std::int64_t cols, comm::Communicator& 
               "solver.s = " + std::to_string(c.solver.s) + " x solver.batch_size = " +
                   std::to_string(c.solver.batch_size) + ": CA-SGD's Gram and buffers",
               comm);
+}
+
+/// eta0: auto's choice for the report (step_size_auto); its seconds are the slowest rank's.
+nlohmann::json report_probe(const StepProbe& p, double seconds, comm::MpiCommunicator& world) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const auto& k : p.candidates)
+    candidates.push_back(
+        {{"eta0", k.eta0}, {"loss", std::isfinite(k.loss) ? nlohmann::json(k.loss) : nullptr}});
+  return {{"eta0", p.eta0},
+          {"sample_rows", p.sample_rows},
+          {"steps", p.steps},
+          {"seconds", world.allreduce_value(seconds, comm::Op::max)},
+          {"candidates", candidates}};
+}
+
+void print_probe(const StepProbe& p, double seconds, std::ostream& out) {
+  out << "eta0: auto: " << p.candidates.size() << " candidates, " << p.steps << " steps on "
+      << p.sample_rows << " rows each; sample objective";
+  for (const auto& k : p.candidates) {
+    char cell[64];
+    std::snprintf(cell, sizeof cell, " %.4g:%.6g", k.eta0, k.loss);
+    out << cell;
+  }
+  char tail[96];
+  std::snprintf(tail, sizeof tail, "; chosen eta0 = %.6g (%.3g s)\n", p.eta0, seconds);
+  out << tail;
 }
 
 template <class S>
@@ -162,6 +190,13 @@ void set_up(comm::MpiCommunicator& world, std::ostream& out, std::ostream& err, 
           world);
     });
   Kokkos::Timer clock;
+  if (c.solver.step_size.eta0_auto)  // its time is set-up time (the time to target counts it)
+    collectively(world, err, [&] {
+      const StepProbe probe = probe_step_size(c, s.data, *s.comm, world);
+      c.solver.step_size.eta0 = probe.eta0;
+      s.step_size_auto = report_probe(probe, clock.seconds(), world);
+      if (world.rank() == 0) print_probe(probe, s.step_size_auto["seconds"], out);
+    });
   s.stepper = make_stepper(c, s.data, *s.comm, s.timers);
   fence("stepper set up");
   s.setup_seconds = clock.seconds();
@@ -286,6 +321,7 @@ Trained train_and_measure(comm::MpiCommunicator& world, std::ostream& out, std::
   t.timers = s.timers.summary(world);
   t.timers_fenced = s.timers.fenced();
   t.s_auto = s.s_auto;
+  t.step_size_auto = s.step_size_auto;
   return t;
 }
 

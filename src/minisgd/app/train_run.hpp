@@ -27,7 +27,8 @@ struct Trained {
   RunRule rule;
   std::int64_t steps = 0;       // training steps this process took, every repetition
   std::vector<double> weights;  // the whole w, on every rank
-  double setup_seconds = 0;     // this rank's stepper set-up (counted in the time to target)
+  double setup_seconds = 0;     // this rank's eta0 probe and stepper set-up (counted in the
+                                // time to target)
   std::int64_t columns = 0;     // length of w: features, plus one with an intercept
   comm::Stats traffic;          // the training communicator's counters (this rank)
   nlohmann::json problem;       // the report's sections, gathered while the run existed
@@ -36,7 +37,8 @@ struct Trained {
   nlohmann::json compression;
   nlohmann::json timers;
   bool timers_fenced = false;
-  nlohmann::json s_auto;  // solver.s: auto's choice and predictions (null otherwise)
+  nlohmann::json s_auto;          // solver.s: auto's choice and predictions (null otherwise)
+  nlohmann::json step_size_auto;  // eta0: auto's choice and candidates (null otherwise)
 };
 
 /// Builds the training communicator (comm.backend), loads the data in the storage type the

@@ -141,6 +141,7 @@ struct ModelConfig {
 
 struct StepSizeConfig {
   double eta0 = 0.1;
+  bool eta0_auto = false;  // eta0: auto, chosen at set-up by a probe (solvers/step_probe.hpp)
   Schedule schedule = Schedule::constant;
   double decay = 0.0;
   double l2 = 0.0;  // model.l2, for the optimal schedule

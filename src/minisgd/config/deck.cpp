@@ -95,36 +95,54 @@ void read_model(DeckSection s, ModelConfig& c) {
   s.finish();
 }
 
+/// `auto` as the plain value of `key` (step_size: auto, eta0: auto).
+bool is_auto(DeckSection& s, const std::string& key) {
+  return s.has(key) && !s.is_map(key) && s.text(key, "") == "auto";
+}
+
 void read_step_size(DeckSection& solver, StepSizeConfig& c, double l2) {
   c.l2 = l2;
-  // Either a plain number (constant step) or a map with a schedule.
+  // A plain number (constant step), auto (eta0: auto with its schedule), or a map.
   if (solver.has("step_size") && !solver.is_map("step_size")) {
+    if (is_auto(solver, "step_size")) {
+      c.eta0_auto = true;
+      c.schedule = Schedule::linear;
+      return;
+    }
     c.eta0 = solver.number("step_size", c.eta0, 0.0);
     if (c.eta0 <= 0) solver.fail("step_size", "must be > 0");
     return;
   }
   DeckSection s = solver.section("step_size");
-  c.schedule = s.choice("schedule", Schedule::constant);
+  c.eta0_auto = is_auto(s, "eta0");
+  // With eta0: auto the schedule the probe and the defaults were measured with
+  // (docs/convergence.md): linear decay to 0 at the run's last step.
+  c.schedule = s.choice("schedule", c.eta0_auto ? Schedule::linear : Schedule::constant);
   const bool optimal = c.schedule == Schedule::optimal;
   if (optimal && l2 <= 0) s.fail("schedule", "optimal is 1/(λ(t + t0)): it needs model.l2 > 0");
   // optimal: scikit-learn's first step λ^(−1/4) (Bottou's heuristic) unless eta0 is given.
-  c.eta0 = s.number("eta0", optimal ? std::pow(l2, -0.25) : c.eta0, 0.0);
-  if (c.eta0 <= 0) s.fail("eta0", "must be > 0");
+  if (!c.eta0_auto) c.eta0 = s.number("eta0", optimal ? std::pow(l2, -0.25) : c.eta0, 0.0);
+  if (c.eta0 <= 0) s.fail("eta0", "must be > 0 (or auto)");
   c.decay = s.number("decay", c.schedule == Schedule::step ? 0.5 : 0.0, 0.0);
   if (optimal && s.has("decay")) s.fail("decay", "optimal takes no decay (t0 = 1/(λ·eta0))");
+  if (c.schedule == Schedule::linear && s.has("decay"))
+    s.fail("decay", "linear takes no decay (it falls to 0 at the run's last step)");
   s.finish();
 }
 
 /// solver.averaging and where it starts.
 void read_averaging(DeckSection& solver, SolverConfig& c) {
-  c.averaging = solver.choice("averaging", Averaging::none);
+  // eta0: auto comes with the averaging it was measured with (docs/convergence.md).
+  c.averaging =
+      solver.choice("averaging", c.step_size.eta0_auto ? Averaging::tail : Averaging::none);
   c.averaging_start = solver.optional_number("averaging_start", 0.0, kInf);
   if (c.averaging == Averaging::none && c.averaging_start)
     solver.fail("averaging_start", "applies to averaging: polyak or tail");
   c.averaging_gamma = solver.number("averaging_gamma", 0.0, 0.0);
   if (c.averaging == Averaging::none && solver.has("averaging_gamma"))
     solver.fail("averaging_gamma", "applies to averaging: polyak or tail");
-  if (c.averaging == Averaging::tail && !c.averaging_start && c.epochs == 0)
+  if (c.averaging == Averaging::tail && !c.averaging_start && c.epochs == 0 &&
+      solver.has("averaging"))
     solver.fail("averaging",
                 "tail averages the last half of solver.epochs: give epochs > 0 or "
                 "solver.averaging_start");
@@ -170,7 +188,7 @@ void read_solver(DeckSection s, SolverConfig& c, double l2) {
   c.target_loss = s.optional_number("target_loss", -kInf, kInf);
   c.time_limit = s.number("time_limit", 0.0, 0.0);
   c.eval_every = s.integer("eval_every", 0, 0);
-  c.reshuffle = s.flag("reshuffle", false);
+  c.reshuffle = s.flag("reshuffle", c.step_size.eta0_auto);  // eta0: auto's defaults
   read_optimizer(s, c);
   if (c.epochs == 0 && c.max_iters == 0) s.fail("epochs", "epochs and max_iters are both 0");
   read_averaging(s, c);

@@ -23,13 +23,15 @@ constexpr NameTable<Method, 2> names(Method) {
   return {{{Method::sgd, "sgd"}, {Method::ca_sgd, "ca-sgd"}}};
 }
 
-/// optimal: 1/(λ(t + t0)), Pegasos' and scikit-learn's schedule for strongly convex F.
-enum class Schedule { constant, inverse_time, step, optimal };
-constexpr NameTable<Schedule, 4> names(Schedule) {
+/// optimal: 1/(λ(t + t0)), Pegasos' and scikit-learn's schedule for strongly convex F;
+/// linear: η₀·(1 − t/T) over the run's T planned steps.
+enum class Schedule { constant, inverse_time, step, optimal, linear };
+constexpr NameTable<Schedule, 5> names(Schedule) {
   return {{{Schedule::constant, "constant"},
            {Schedule::inverse_time, "inverse_time"},
            {Schedule::step, "step"},
-           {Schedule::optimal, "optimal"}}};
+           {Schedule::optimal, "optimal"},
+           {Schedule::linear, "linear"}}};
 }
 
 /// Which iterates the reported weights average: none (the last), polyak (every one from the

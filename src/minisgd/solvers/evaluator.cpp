@@ -79,14 +79,24 @@ double loss_in_order(Loss loss, const Vector<double>& z, const Vector<double>& y
 
 template <class T>
 Evaluator<T>::Evaluator(const Config& c, const Dataset<T>& data, comm::Communicator& comm)
-    : data_(data), comm_(comm), loss_(c.model.loss), l2_(c.model.l2) {}
+    : Evaluator(c, data, comm, data.part.local_rows(), data.part.rows) {}
+
+template <class T>
+Evaluator<T>::Evaluator(const Config& c, const Dataset<T>& data, comm::Communicator& comm,
+                        std::int64_t local_rows, std::int64_t rows)
+    : data_(data),
+      comm_(comm),
+      loss_(c.model.loss),
+      l2_(c.model.l2),
+      local_rows_(local_rows),
+      rows_(rows) {}
 
 template <class T>
 double Evaluator<T>::loss_total(const Vector<double>& w) const {
   // A chunk of rows at a time; in the column decomposition the partial margins of every rank
   // are summed first.
   const bool column = data_.part.decomposition == Decomposition::column;
-  const std::int64_t m = data_.part.local_rows(), chunk = 1 << 16;
+  const std::int64_t m = local_rows_, chunk = 1 << 16;
   Vector<double> z("z_eval", chunk < m ? chunk : m);
   double total = 0;
   for (std::int64_t first = 0; first < m; first += chunk) {
@@ -104,7 +114,7 @@ double Evaluator<T>::loss_total(const Vector<double>& w) const {
 
 template <class T>
 double Evaluator<T>::mean_loss(const Vector<double>& w) const {
-  return loss_total(w) / double(data_.part.rows);
+  return loss_total(w) / double(rows_);
 }
 
 template <class T>

@@ -11,6 +11,10 @@ template <class T>
 class Evaluator {
  public:
   Evaluator(const Config& c, const Dataset<T>& data, comm::Communicator& comm);
+  /// The objective over a part of the rows: the first `local_rows` local rows, `rows` of them
+  /// over all ranks (the sample of solvers/step_probe.hpp).
+  Evaluator(const Config& c, const Dataset<T>& data, comm::Communicator& comm,
+            std::int64_t local_rows, std::int64_t rows);
   /// F at the given local weights (this rank's slice in the column decomposition).
   double objective(const Vector<double>& w_local) const;
   /// Mean loss only (no regularization), e.g. for a test set.
@@ -23,6 +27,7 @@ class Evaluator {
   comm::Communicator& comm_;
   Loss loss_;
   double l2_;
+  std::int64_t local_rows_, rows_;
 };
 
 }  // namespace minisgd

@@ -12,14 +12,17 @@
 #include "minisgd/solvers/schedule.hpp"
 
 namespace minisgd {
-namespace {
 
-/// Steps of the whole run.
-std::int64_t total_steps(const SolverConfig& s, std::int64_t nb) {
+std::int64_t planned_steps(const SolverConfig& s, std::int64_t nb) {
   std::int64_t total = static_cast<std::int64_t>(std::ceil(s.epochs * double(nb)));
   if (s.max_iters > 0) total = s.epochs > 0 ? std::min(total, s.max_iters) : s.max_iters;
   return total;
 }
+
+namespace {
+
+/// Steps of the whole run.
+std::int64_t total_steps(const SolverConfig& s, std::int64_t nb) { return planned_steps(s, nb); }
 
 /// Steps between two evaluation points.
 std::int64_t evaluation_interval(const SolverConfig& s, std::int64_t nb) {
@@ -38,8 +41,8 @@ std::int64_t averaging_start(const SolverConfig& s, std::int64_t nb, std::int64_
 /// averaging weight of every step (docs/design.md).
 class StepPlanner {
  public:
-  StepPlanner(const Config& c, const Epoch& epoch, std::int64_t average_from)
-      : c_(c), epoch_(epoch), nb_(epoch.batches()), average_from_(average_from) {}
+  StepPlanner(const Config& c, const Epoch& epoch, std::int64_t total, std::int64_t average_from)
+      : c_(c), epoch_(epoch), nb_(epoch.batches()), total_(total), average_from_(average_from) {}
 
   /// Steps [first, end).
   const std::vector<StepSpec>& group(std::int64_t first, std::int64_t end) {
@@ -50,7 +53,7 @@ class StepPlanner {
         order_ = batch_order(nb_, c_.run.seed, e, c_.solver.reshuffle);
         order_epoch_ = e;
       }
-      const double eta = step_size(c_.solver.step_size, t, e);
+      const double eta = step_size(c_.solver.step_size, t, e, total_);
       // Polynomial-decay averaging: the k-th averaged iterate weighs (γ + 1)/(k + γ), 1/k at
       // γ = 0 (the plain mean); γ > 0 forgets the early iterates faster.
       const double gamma = c_.solver.averaging_gamma;
@@ -83,6 +86,7 @@ class StepPlanner {
   const Config& c_;
   Epoch epoch_;
   std::int64_t nb_;
+  std::int64_t total_;  // planned steps of the run (the linear schedule ends there)
   std::int64_t average_from_;
   std::vector<std::int64_t> order_;
   std::int64_t order_epoch_ = -1;
@@ -153,7 +157,7 @@ class TrainingLoop {
         // Warm-up: the first output.warmup_steps steps (whole groups, at most half the run) run
         // outside the FOM window (docs/output.md, "Figure of merit").
         warmup_(std::min(c.output.warmup_steps, total_ / 2)),
-        planner_(c, epoch, averaging_start(s_, nb_, total_)) {}
+        planner_(c, epoch, total_, averaging_start(s_, nb_, total_)) {}
 
   TrainResult run() {
     resume_or_start();

@@ -88,6 +88,10 @@ std::string progress_line(const HistoryRow& h, std::int64_t total_steps, double 
 TrainResult train(const Config& c, const Epoch& epoch, Stepper& stepper, const Evaluation& eval,
                   Timers& timers, const TrainHooks& hooks);
 
+/// Steps a run plans over epochs of `batches_per_epoch` batches: solver.epochs of them, at most
+/// solver.max_iters (alone when epochs is 0).
+std::int64_t planned_steps(const SolverConfig& s, std::int64_t batches_per_epoch);
+
 /// The sizes of the groups of steps train() hands a stepper whose groups hold up to `group`
 /// steps: a group never crosses an evaluation point or the end, so besides `group` only the
 /// last group of a stretch between two evaluation points can be shorter.
