@@ -55,6 +55,17 @@ TEST(Deck, AutoStepSizeBringsItsScheduleAveragingAndReshuffling) {
                                      "linear takes no decay"));
 }
 
+TEST(Deck, InterceptMayBeUnregularized) {
+  const auto c = deck("model: {intercept: unregularized}");
+  EXPECT_TRUE(c.model.intercept);
+  EXPECT_TRUE(c.model.free_intercept());
+  EXPECT_EQ(c.resolved["model"]["intercept"], "unregularized");
+  EXPECT_FALSE(deck("model: {intercept: true}").model.free_intercept());
+  EXPECT_TRUE(minisgd::test::refused(
+      "model: {intercept: unregularized}\nsolver: {method: ca-sgd}",
+      "model.intercept: unregularized: ca-sgd's recurrence shrinks every weight"));
+}
+
 TEST(Deck, UnknownKeyNamesKeyAndLine) {
   EXPECT_EQ(minisgd::test::deck_error("run: {seed: 1}\nsolver:\n  batch_size: 8\n  bogus: 3\n"),
             "test-deck:4: unknown key 'solver.bogus'");
@@ -66,7 +77,7 @@ TEST(Deck, WrongTypeNamesKeyAndLine) {
   EXPECT_EQ(minisgd::test::deck_error("solver:\n  batch_size: many\n"),
             "test-deck:2: solver.batch_size: expected an integer, got 'many'");
   EXPECT_EQ(minisgd::test::deck_error("model:\n  intercept: 3\n"),
-            "test-deck:2: model.intercept: expected true or false, got '3'");
+            "test-deck:2: model.intercept: expected true, false or unregularized, got '3'");
   EXPECT_EQ(minisgd::test::deck_error("model:\n  loss: hinge\n"),
             "test-deck:2: model.loss: 'hinge' is not one of logistic | linear | poisson");
   EXPECT_EQ(minisgd::test::deck_error("data: 5\n"), "test-deck:1: data: expected a map of keys");

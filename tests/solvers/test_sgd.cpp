@@ -17,14 +17,14 @@ using test::run_quiet;
 namespace {
 
 std::string synthetic_deck(const std::string& kind, const std::string& loss, const std::string& dec,
-                           const std::string& preset) {
+                           const std::string& preset, const std::string& intercept = "true") {
   return "run: {seed: 5}\n"
          "data: {source: synthetic, synthetic: {kind: " +
          kind +
          ", rows: 240, features: 10}}\n"
          "model: {loss: " +
-         loss +
-         ", l2: 1.0e-3, intercept: true}\n"
+         loss + ", l2: 1.0e-3, intercept: " + intercept +
+         "}\n"
          "solver: {decomposition: " +
          dec +
          ", batch_size: 12, epochs: 2, reshuffle: true,\n"
@@ -52,7 +52,7 @@ TEST(Sgd, Fp64WeightsDoNotDependOnRankCount) {
   for (const char* dec : {"row", "column"}) {
     for (const auto& pr : problems) {
       SCOPED_TRACE(std::string(dec) + " " + pr[1]);
-      const Config c = deck(synthetic_deck(pr[0], pr[1], dec, "fp64"));
+      const Config c = deck(synthetic_deck(pr[0], pr[1], dec, "fp64", "unregularized"));
       const RunOutcome all = run_quiet(c, MPI_COMM_WORLD);
       const RunOutcome one = run_quiet(c, MPI_COMM_SELF);
       EXPECT_EQ(all.result.iterations, 40);
@@ -102,6 +102,63 @@ TEST(Sgd, MatchesIndependentSerialImplementation) {
                           "precision: {preset: fp64}\n");
     const RunOutcome o = run_quiet(c);
     EXPECT_LT(test::relative_difference(o.weights, w), 1e-12) << dec;
+  }
+}
+
+// model.intercept: unregularized: the serial SGD above, except that the intercept (the last
+// weight, 1 in every row) takes w ← w − (η/b)·g without the shrink by ρ = 1 − ηλ, in both
+// decompositions, and with momentum (μ = 0.5, L2 as λw for the other weights only); the
+// objective leaves it out of the L2 term too.
+TEST(Sgd, UnregularizedInterceptMatchesIndependentSerialImplementation) {
+  const RawData d = read_libsvm(MINISGD_HEART_SCALE, 0);
+  const std::int64_t b = 12, nb = (d.rows + b - 1) / b, epochs = 3, n = d.cols + 1;
+  const double eta0 = 0.1, decay = 0.05, l2 = 1e-2, mu = 0.5;
+  for (const char* optimizer : {"sgd", "momentum"}) {
+    const bool momentum = std::string(optimizer) == "momentum";
+    std::vector<double> w(n, 0.0), m(n, 0.0);
+    for (std::int64_t t = 0; t < epochs * nb; ++t) {
+      const double eta = eta0 / (1 + decay * double(t));
+      std::vector<double> g(n, 0.0);
+      for (std::int64_t r = (t % nb) * b; r < std::min(d.rows, (t % nb + 1) * b); ++r) {
+        double z = w[n - 1];
+        for (auto k = d.row_ptr[r]; k < d.row_ptr[r + 1]; ++k) z += d.val[k] * w[d.col[k]];
+        const double y = d.labels[r];
+        const double u = -y / (1 + std::exp(y * z));
+        for (auto k = d.row_ptr[r]; k < d.row_ptr[r + 1]; ++k) g[d.col[k]] += u * d.val[k];
+        g[n - 1] += u;
+      }
+      for (std::int64_t j = 0; j < n; ++j) {
+        const double lj = j == n - 1 ? 0.0 : l2;
+        if (momentum) {
+          m[j] = mu * m[j] + (g[j] / b + lj * w[j]);
+          w[j] -= eta * m[j];
+        } else {
+          w[j] = j == n - 1 ? w[j] - eta / b * g[j] : (1 - eta * l2) * w[j] - eta / b * g[j];
+        }
+      }
+    }
+    double loss = 0, norm2 = 0;
+    for (std::int64_t r = 0; r < d.rows; ++r) {
+      double z = w[n - 1];
+      for (auto k = d.row_ptr[r]; k < d.row_ptr[r + 1]; ++k) z += d.val[k] * w[d.col[k]];
+      loss += std::log1p(std::exp(-d.labels[r] * z));
+    }
+    for (std::int64_t j = 0; j + 1 < n; ++j) norm2 += w[j] * w[j];
+    const double objective = loss / double(d.rows) + 0.5 * l2 * norm2;
+    for (const char* dec : {"row", "column"}) {
+      SCOPED_TRACE(std::string(optimizer) + " " + dec);
+      const Config c = deck(std::string("data: {source: libsvm, path: ") + MINISGD_HEART_SCALE +
+                            ", shuffle: false, cache: false}\n"
+                            "model: {loss: logistic, l2: 1.0e-2, intercept: unregularized}\n"
+                            "solver: {decomposition: " +
+                            dec + ", optimizer: " + optimizer +
+                            ", momentum: 0.5, batch_size: 12, epochs: 3,\n"
+                            "  step_size: {eta0: 0.1, schedule: inverse_time, decay: 0.05}}\n"
+                            "precision: {preset: fp64}\n");
+      const RunOutcome o = run_quiet(c);
+      EXPECT_LT(test::relative_difference(o.weights, w), 1e-12);
+      EXPECT_NEAR(o.result.final_loss, objective, 1e-12 * objective);
+    }
   }
 }
 

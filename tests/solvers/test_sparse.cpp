@@ -491,3 +491,26 @@ TEST(Sparse, CaSgdMemoryCheckCountsTheSparseBuffers) {
         << refused;
   }
 }
+
+// The lazily scaled sparse step (column decomposition, or one rank) keeps an unregularized
+// intercept out of its scale: the weights of the plain step, here momentum 0 with the same L2
+// (m = g/b + λw, w ← w − ηm), and not those of a regularized intercept.
+TEST(Sparse, LazyStepLeavesAnUnregularizedInterceptUnshrunk) {
+  const std::string path = sparse_file("logistic");
+  for (const char* dec : {"row", "column"}) {
+    SCOPED_TRACE(dec);
+    const std::string yaml = "data: {source: libsvm, path: " + path +
+                             ", cache: false, layout: sparse}\n"
+                             "model: {loss: logistic, l2: 0.05, intercept: unregularized}\n"
+                             "solver: {decomposition: " +
+                             std::string(dec) +
+                             ", batch_size: 10, epochs: 3, step_size: 0.2}\n"
+                             "precision: {preset: fp64}\n";
+    const RunOutcome lazy = run_quiet(deck(yaml));
+    const RunOutcome plain =
+        run_quiet(deck(yaml, {"solver.optimizer=momentum", "solver.momentum=0"}));
+    const RunOutcome shrunk = run_quiet(deck(yaml, {"model.intercept=true"}));
+    EXPECT_LT(test::relative_difference(lazy.weights, plain.weights), 1e-10);
+    EXPECT_GT(test::relative_difference(lazy.weights, shrunk.weights), 1e-6);
+  }
+}

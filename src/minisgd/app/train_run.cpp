@@ -61,7 +61,11 @@ void print_problem(const Config& c, const Partition& part, const std::string& de
                    int ranks, std::ostream& out) {
   const std::int64_t b = c.solver.batch_size;
   out << "problem: " << description << ", " << to_string(c.model.loss)
-      << " loss, l2 = " << c.model.l2 << (c.model.intercept ? ", intercept" : "") << "\n"
+      << " loss, l2 = " << c.model.l2
+      << (c.model.free_intercept() ? ", unregularized intercept"
+          : c.model.intercept      ? ", intercept"
+                                   : "")
+      << "\n"
       << "solver:  " << to_string(c.solver.method) << ", " << to_string(c.solver.decomposition)
       << " decomposition, "
       << (c.solver.method == Method::ca_sgd ? "s = " + std::to_string(c.solver.s) + ", " : "")

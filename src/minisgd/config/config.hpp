@@ -136,7 +136,10 @@ struct DataConfig {
 struct ModelConfig {
   Loss loss = Loss::logistic;
   double l2 = 0.0;
-  bool intercept = false;
+  bool intercept = false;             // a constant feature 1 is appended (the last column)
+  bool intercept_regularized = true;  // false: intercept: unregularized, outside λ/2‖w‖²
+  /// Whether the last column's weight is left out of the L2 term.
+  bool free_intercept() const { return intercept && !intercept_regularized; }
 };
 
 struct StepSizeConfig {

@@ -91,7 +91,19 @@ void read_data(DeckSection s, DataConfig& c) {
 void read_model(DeckSection s, ModelConfig& c) {
   c.loss = s.choice("loss", Loss::logistic);
   c.l2 = s.number("l2", 0.0, 0.0);
-  c.intercept = s.flag("intercept", false);
+  // true: a constant feature regularized like the others; unregularized: left out of λ/2‖w‖²
+  // (scikit-learn's and LIBLINEAR's users expect that intercept).
+  if (s.has("intercept") && !s.is_map("intercept") && s.text("intercept", "") == "unregularized") {
+    c.intercept = true;
+    c.intercept_regularized = false;
+  } else {
+    try {
+      c.intercept = s.flag("intercept", false);
+    } catch (const InputError&) {
+      s.fail("intercept",
+             "expected true, false or unregularized, got '" + s.text("intercept", "") + "'");
+    }
+  }
   s.finish();
 }
 
@@ -434,6 +446,18 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
     throw InputError(origin +
                      ": run.study: precision lowers CA-SGD's knobs; it needs "
                      "solver.method: ca-sgd");
+<<<<<<< HEAD
+=======
+  if (c.solver.method == Method::ca_sgd && c.model.free_intercept())
+    fail_key(c, "model.intercept",
+             "unregularized: ca-sgd's recurrence shrinks every weight by the same 1 - eta*l2; "
+             "use intercept: true, or solver.method: sgd");
+  if (c.solver.method == Method::ca_sgd &&
+      (c.data.layout == Layout::sparse ||
+       (c.data.source == DataSource::synthetic && sparse_kind(c.data.synthetic.kind))))
+    fail_key(c, "solver.method",
+             "ca-sgd runs on dense storage; sparse data train with sgd (data.layout)");
+>>>>>>> d8e1985 (model.intercept: unregularized, an intercept outside the L2 term)
   if (c.run.min_seconds > 0 && c.solver.time_limit > 0)
     fail_key(c, "run.min_seconds", "repeats whole trainings; not with solver.time_limit");
   if (c.run.min_seconds > 0 && !c.output.checkpoint.path.empty())

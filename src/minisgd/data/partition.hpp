@@ -28,6 +28,10 @@ struct Partition {
   std::int64_t col_begin() const;
   std::int64_t col_end() const;
   std::int64_t local_cols() const { return col_end() - col_begin(); }
+  /// Local index of global column j, or -1 when another rank holds it.
+  std::int64_t local_col(std::int64_t j) const {
+    return j >= col_begin() && j < col_end() ? j - col_begin() : -1;
+  }
   /// The rank that holds shuffled position q (row decomposition).
   int owner(std::int64_t q) const;
   /// Local row index of shuffled position q, or -1 when another rank holds it.

@@ -89,7 +89,8 @@ Evaluator<T>::Evaluator(const Config& c, const Dataset<T>& data, comm::Communica
       loss_(c.model.loss),
       l2_(c.model.l2),
       local_rows_(local_rows),
-      rows_(rows) {}
+      rows_(rows),
+      free_(c.model.free_intercept() ? data.part.local_col(data.part.cols - 1) : -1) {}
 
 template <class T>
 double Evaluator<T>::loss_total(const Vector<double>& w) const {
@@ -119,9 +120,10 @@ double Evaluator<T>::mean_loss(const Vector<double>& w) const {
 
 template <class T>
 double Evaluator<T>::objective(const Vector<double>& w) const {
+  const std::int64_t free = free_;
   double norm2 = ordered_sum(
       "minisgd::eval_norm", w.extent(0),
-      KOKKOS_LAMBDA(const std::int64_t j) { return w(j) * w(j); });
+      KOKKOS_LAMBDA(const std::int64_t j) { return j == free ? 0.0 : w(j) * w(j); });
   if (data_.part.decomposition == Decomposition::column) norm2 = comm_.allreduce_value(norm2);
   return mean_loss(w) + 0.5 * l2_ * norm2;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The full training objective F(w) = (1/m) Σ ℓ(x_i·w; y_i) + (λ/2)‖w‖², evaluated in FP64
-// over every row whatever the training precision. Collective over the evaluation communicator.
+// over every row whatever the training precision (an unregularized intercept is left out of
+// ‖w‖²). Collective over the evaluation communicator.
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/config/config.hpp"
 #include "minisgd/data/dataset.hpp"
@@ -28,6 +29,7 @@ class Evaluator {
   Loss loss_;
   double l2_;
   std::int64_t local_rows_, rows_;
+  std::int64_t free_;  // local entry of an unregularized intercept, outside the L2 term (−1)
 };
 
 }  // namespace minisgd

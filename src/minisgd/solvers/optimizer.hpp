@@ -23,8 +23,10 @@ class Optimizer {
   virtual void state(StateArchive& a) = 0;
 };
 
-/// The optimizer of c.solver for a weight vector of n entries.
+/// The optimizer of c.solver for a weight vector of n entries, of which entry `free` (−1: none)
+/// is an unregularized intercept (model.intercept: unregularized): L2 leaves it alone.
 template <class T>
-std::unique_ptr<Optimizer<T>> make_optimizer(const Config& c, std::size_t n);
+std::unique_ptr<Optimizer<T>> make_optimizer(const Config& c, std::size_t n,
+                                             std::int64_t free = -1);
 
 }  // namespace minisgd

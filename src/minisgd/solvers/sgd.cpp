@@ -20,7 +20,8 @@ SgdStepper<S, A>::SgdStepper(const Config& c, const Dataset<S>& data, comm::Comm
       local_batch_(data.part.local_batch()),
       z_("z", local_batch_),
       u_("u", local_batch_),
-      optimizer_(make_optimizer<A>(c, std::size_t(data.part.local_cols()))) {
+      free_(c.model.free_intercept() ? data.part.local_col(data.part.cols - 1) : -1),
+      optimizer_(make_optimizer<A>(c, std::size_t(data.part.local_cols()), free_)) {
   if (c.solver.averaging != Averaging::none) average_ = IterateAverage<A>(data.part.local_cols());
   batch_size_ = c.solver.batch_size;
   lazy_ = kHostMemory && data.sparse() && c.solver.optimizer == OptimizerKind::sgd &&
@@ -134,6 +135,7 @@ void SgdStepper<S, A>::lazy_step(const StepSpec& s, Timers::Sequence& phases) {
     // w' = ρ·w − (η/b)·g: scale' = ρ·scale, v' = v − (η/b)/scale'·g on the batch's columns.
     if (A(s.rho) * scale_ < A(1e-20)) fold_scale();  // before the scale underflows
     scale_ = A(s.rho) * scale_;
+    if (free_ >= 0) w_.data()[free_] /= A(s.rho);  // an unregularized intercept keeps its value
     const A step = A(s.eta / double(batch_size_)) / scale_;
     phases.enter("update");  // the derivatives and the update, fused
     with_loss(loss_, [&](auto loss) {

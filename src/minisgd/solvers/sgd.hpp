@@ -42,6 +42,7 @@ class SgdStepper final : public Stepper {
   std::int64_t local_batch_;  // rows of a whole batch held here (a short one holds fewer)
   Vector<A> w_, z_, u_, g_;
   Vector<A> reduced_;  // row decomposition: the compressor's estimate of Σ_ranks g_
+  std::int64_t free_;  // local entry of an unregularized intercept held here (−1: none)
   std::unique_ptr<compress::Compressor<A>> compressor_;
   std::unique_ptr<Optimizer<A>> optimizer_;
   IterateAverage<A> average_;  // empty unless solver.averaging
