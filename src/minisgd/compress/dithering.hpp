@@ -108,44 +108,13 @@ void dither_each(const char* name, Form form, std::int64_t n, std::uint64_t key,
 }
 
 /// out[j] = Code(stochastic_level(double(x[j])·factor, levels, r[j])) for j < N: for N = 16
-/// with AVX-512F two registers of eight doubles (GCC does not vectorize this mix of doubles and
-/// narrow codes), each step the scalar one's operation, so the same codes.
+/// where the build targets AVX-512F, simd::stochastic_levels16, the same codes.
 template <int N, class T, class Code>
 KOKKOS_INLINE_FUNCTION void levels_of_block(const T* x, double factor, int levels,
                                             const std::uint32_t* r, Code* out) {
-#ifdef MINISGD_PHILOX_AVX512  // (host code for AVX-512F, as the Philox lanes)
+#ifdef MINISGD_FIXED_AVX512  // (host code for AVX-512F, as the Philox lanes)
   if constexpr (N == 16 && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
-    const __mmask8 all = 0xFF;  // (maskz forms throughout: GCC 12 warns of the others)
-    const __m512d f = _mm512_set1_pd(factor), one = _mm512_set1_pd(1.0);
-    const __m512d top = _mm512_set1_pd(levels), bottom = _mm512_set1_pd(-double(levels));
-    __m256i q[2];
-    for (int h = 0; h < 2; ++h) {
-      __m512d v;
-      if constexpr (std::is_same_v<T, float>)
-        v = _mm512_maskz_cvtps_pd(all, _mm256_loadu_ps(x + 8 * h));
-      else
-        v = _mm512_loadu_pd(x + 8 * h);
-      const __m512d y = _mm512_mul_pd(v, f);
-      const __m512d lo =
-          _mm512_maskz_roundscale_pd(all, y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-      const __m512d random = _mm512_maskz_cvtepu32_pd(
-          all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + 8 * h)));
-      const __mmask8 up = _mm512_cmp_pd_mask(
-          random, _mm512_mul_pd(_mm512_sub_pd(y, lo), _mm512_set1_pd(4294967296.0)), _CMP_LT_OQ);
-      __m512d s = _mm512_add_pd(lo, _mm512_maskz_mov_pd(up, one));  // lo + 1.0 or lo + 0.0
-      s = _mm512_mask_mov_pd(s, _mm512_cmp_pd_mask(s, bottom, _CMP_LT_OQ), bottom);
-      s = _mm512_mask_mov_pd(s, _mm512_cmp_pd_mask(s, top, _CMP_GT_OQ), top);
-      s = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(y, y, _CMP_EQ_OQ), s);  // NaN: 0
-      q[h] = _mm512_maskz_cvttpd_epi32(all, s);
-    }
-    const __m512i codes = _mm512_maskz_inserti64x4(0xFF, _mm512_castsi256_si512(q[0]), q[1], 1);
-    if constexpr (sizeof(Code) == 1)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_maskz_cvtepi32_epi8(0xFFFF, codes));
-    else if constexpr (sizeof(Code) == 2)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                          _mm512_maskz_cvtepi32_epi16(0xFFFF, codes));
-    else
-      _mm512_storeu_si512(out, codes);
+    simd::stochastic_levels16(x, factor, levels, r, out);
     return;
   }
 #endif

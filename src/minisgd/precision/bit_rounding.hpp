@@ -5,10 +5,8 @@
 #include <cstdint>
 
 #include <Random123/philox.h>
-#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
-#include <immintrin.h>
-#endif
 
+#include "minisgd/core/simd/fixed_avx512.hpp"
 #include "minisgd/precision/bits.hpp"
 
 namespace minisgd::precision {
@@ -23,52 +21,13 @@ KOKKOS_INLINE_FUNCTION uint32_t sr_bits(uint64_t seed, uint64_t step, uint64_t i
   return philox4x32(ctr, key).v[0];
 }
 
-#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__)) && \
-    !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
-#define MINISGD_PHILOX_AVX512 1
-/// sr_bits for sixteen consecutive indices first .. first + 15 at once, one 32-bit lane each:
-/// Philox4x32-10 as Random123 computes it (the same bits), its 32 × 32 → 64-bit products made
-/// with vpmulld (low halves) and vpmuludq on the even and the odd lanes (high halves).
-__attribute__((always_inline)) inline void sr_bits16(uint64_t seed, uint64_t step, uint64_t first,
-                                                     uint32_t* r) {
-  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m512i base = _mm512_set1_epi32(int(uint32_t(first)));
-  __m512i c0 = _mm512_add_epi32(base, lane);
-  // the high word of each index: the base's, plus a carry where the low word wrapped
-  const __mmask16 carry = _mm512_cmplt_epu32_mask(c0, base);
-  __m512i c1 =
-      _mm512_mask_add_epi32(_mm512_set1_epi32(int(uint32_t(first >> 32))), carry,
-                            _mm512_set1_epi32(int(uint32_t(first >> 32))), _mm512_set1_epi32(1));
-  __m512i c2 = _mm512_set1_epi32(int(uint32_t(step)));
-  __m512i c3 = _mm512_set1_epi32(int(uint32_t(step >> 32)));
-  uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
-  const __m512i m0 = _mm512_set1_epi32(int(PHILOX_M4x32_0)),
-                m1 = _mm512_set1_epi32(int(PHILOX_M4x32_1));
-  const auto mulhi = [](__m512i a, __m512i m) {  // (maskz forms: GCC 12 warns of the others)
-    const __mmask8 all = 0xFF;
-    const __m512i even = _mm512_maskz_srli_epi64(all, _mm512_maskz_mul_epu32(all, a, m), 32);
-    const __m512i odd = _mm512_maskz_mul_epu32(all, _mm512_maskz_srli_epi64(all, a, 32), m);
-    return _mm512_mask_blend_epi32(__mmask16(0xAAAA), even, odd);
-  };
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) k0 += PHILOX_W32_0, k1 += PHILOX_W32_1;
-    const __m512i hi0 = mulhi(c0, m0), lo0 = _mm512_mullo_epi32(c0, m0);
-    const __m512i hi1 = mulhi(c2, m1), lo1 = _mm512_mullo_epi32(c2, m1);
-    const __m512i n0 = _mm512_ternarylogic_epi32(hi1, c1, _mm512_set1_epi32(int(k0)), 0x96);
-    const __m512i n2 = _mm512_ternarylogic_epi32(hi0, c3, _mm512_set1_epi32(int(k1)), 0x96);
-    c0 = n0, c1 = lo1, c2 = n2, c3 = lo0;
-  }
-  _mm512_storeu_si512(r, c0);
-}
-#endif
-
 /// r[j] = sr_bits(seed, step, first + j) for j < N (sixteen lanes at a time where the host has
-/// AVX-512, else one loop the compiler vectorizes as it can).
+/// AVX-512: simd::philox16; else one loop the compiler vectorizes as it can).
 template <int N>
 KOKKOS_INLINE_FUNCTION void sr_bits_run(uint64_t seed, uint64_t step, uint64_t first, uint32_t* r) {
-#ifdef MINISGD_PHILOX_AVX512
+#ifdef MINISGD_FIXED_AVX512
   if constexpr (N % 16 == 0) {
-    for (int j = 0; j < N; j += 16) sr_bits16(seed, step, first + uint64_t(j), r + j);
+    for (int j = 0; j < N; j += 16) simd::philox16(seed, step, first + uint64_t(j), r + j);
     return;
   }
 #endif
