@@ -1,10 +1,10 @@
 // How one core reads rows from memory: the read rate of chunks of 32 rows of n floats (a chunk
 // of the SGD step and of the CA-SGD margins) when the chunk is read as `runs` runs of consecutive
-// rows, a row of each run at a time, 16 values of each row in turn (the order of the AVX2 margins
-// in kernels/sgd_host_rows.hpp), or as four adjacent rows at a time (`adjacent`). A core may
-// keep more of the memory's bandwidth busy with several streams than with one: the rate is given
-// in GB/s and as a fraction of the triad measured in this process right after (of_triad). Host
-// memory only.
+// rows, a row of each run at a time, 16 values of each row in turn (the order of the AVX2 tier's
+// margins of long rows, kernels/host/row_loops.hpp), or as four adjacent rows at a time
+// (`adjacent`). A core may keep more of the memory's bandwidth busy with several streams than with
+// one: the rate is given in GB/s and as a fraction of the triad measured in this process right
+// after (of_triad). Host memory only.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>

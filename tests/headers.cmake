@@ -11,11 +11,31 @@ if(NOT MINISGD_ENABLE_CUBLAS)  # need the CUDA runtime headers
   list(REMOVE_ITEM _minisgd_headers minisgd/kernels/gram/cublas_gram.hpp
                    minisgd/kernels/gram/cublas_kokkos.hpp)
 endif()
+# A vector tier's own headers compile only inside its region of a translation unit
+# (core/simd/target_begin.hpp .. target_end.hpp, which are not headers): each is checked there,
+# as kernels/host/tier_*.cpp include it.
+list(REMOVE_ITEM _minisgd_headers minisgd/core/simd/target_begin.hpp
+                 minisgd/core/simd/target_end.hpp minisgd/core/simd/avx2.hpp
+                 minisgd/core/simd/avx512.hpp minisgd/kernels/host/row_loops.hpp)
+set(_tier_headers minisgd/kernels/host/row_loops.hpp:1)
+if("avx2" IN_LIST MINISGD_SIMD_TIERS)
+  list(APPEND _tier_headers minisgd/core/simd/avx2.hpp:2)
+endif()
+if("avx512" IN_LIST MINISGD_SIMD_TIERS)
+  list(APPEND _tier_headers minisgd/core/simd/avx512.hpp:3)
+endif()
 set(_tus)
-foreach(h IN LISTS _minisgd_headers)
+foreach(h IN LISTS _minisgd_headers _tier_headers)
+  set(_before "")
+  set(_after "")
+  if(h MATCHES "^(.*):([0-9])$")
+    set(h ${CMAKE_MATCH_1})
+    set(_before "#include \"minisgd/kernels/host/tier_prelude.hpp\"\n#define MINISGD_SIMD_TARGET ${CMAKE_MATCH_2}\n#include \"minisgd/core/simd/target_begin.hpp\"\n")
+    set(_after "#include \"minisgd/core/simd/target_end.hpp\"\n")
+  endif()
   string(MAKE_C_IDENTIFIER ${h} _id)
   set(_tu ${CMAKE_CURRENT_BINARY_DIR}/headers/${_id}.cpp)
-  set(_content "#include \"${h}\"\n#include \"${h}\"\n")
+  set(_content "${_before}#include \"${h}\"\n#include \"${h}\"\n${_after}")
   set(_old "")
   if(EXISTS ${_tu})
     file(READ ${_tu} _old)

@@ -1,7 +1,8 @@
-// CA-SGD's streaming kernels on host backends bit for bit against plain loops: the partial
-// margins against SGD's scalar margin (sgd_detail::row_dot: 16 partial sums, a fixed tree) for
-// every storage type and every tail length, through both the long-row and the short-row path
-// (and, built for AVX-512, SGD's loops that widen bf16 and fp16 in registers);
+// CA-SGD's streaming kernels on host backends bit for bit against plain loops, for every
+// vector tier this CPU runs: the partial margins against SGD's scalar margin (row_dot: 16
+// partial sums, a fixed tree) for every storage type and every tail length, through both the
+// long-row and the short-row path (and, on the AVX2 and AVX-512 tiers, the loops that widen
+// bf16 and fp16 in registers);
 // the gradient product against the row-by-row loop (exact, and rounded to bf16 after every
 // operation), through the short-row register path and the long-row path; the gather/cast
 // against precision::convert element by element, special values included (NaN payloads, infinities,
@@ -17,7 +18,8 @@
 #include <vector>
 
 #include "minisgd/kernels/ca_sgd_kernels.hpp"
-#include "minisgd/kernels/sgd_host_rows.hpp"
+#include "minisgd/kernels/row_dot.hpp"
+#include "support/simd_tiers.hpp"
 
 using namespace minisgd;
 using precision::bf16;
@@ -78,7 +80,7 @@ void check_margins(int n, std::int64_t b, int steps) {
   const auto hr = Kokkos::create_mirror_view_and_copy(HostSpace(), r);
   const auto hf = Kokkos::create_mirror_view_and_copy(HostSpace(), first);
   for (std::int64_t q = 0; q < steps * b; ++q) {
-    const A want = sgd_detail::row_dot(&hX(hf(q / b) + q % b, 0), hw.data(), n);
+    const A want = row_dot(&hX(hf(q / b) + q % b, 0), hw.data(), n);
     ASSERT_TRUE(same_bits(hr(q), want))
         << "n " << n << " b " << b << " row " << q << ": " << hr(q) << " vs " << want;
   }
@@ -121,9 +123,12 @@ void check_gradient(int n, std::int64_t b, int steps, const Round& round) {
 
 }  // namespace
 
+class CaSgdKernels : public testing_support::EachTier {};
+MINISGD_FOR_EACH_TIER(CaSgdKernels);
+
 // Every tail length n mod 16, short rows (the widened buffer for narrow storage) and long
 // ones, b below, at and above the 32 rows of a work item.
-TEST(CaSgdKernels, PartialMarginsAreSgdsMarginBitForBit) {
+TEST_P(CaSgdKernels, PartialMarginsAreSgdsMarginBitForBit) {
   // (if constexpr: nvcc warns of an unreachable loop after a constant early return)
   if constexpr (!kHost) {
     GTEST_SKIP() << "host kernels only (devices reduce in a team)";
@@ -143,7 +148,7 @@ TEST(CaSgdKernels, PartialMarginsAreSgdsMarginBitForBit) {
 // Exact sums: SGD's chunk loops, every tail width, batches of one chunk and of several (b = 70),
 // and 2000 columns over 3 batches of 70 (1.7 MB of fp32: threads take chunks where there are
 // several). Rounded sums: the row-by-row loop.
-TEST(CaSgdKernels, GradientProductIsTheReferenceLoopBitForBit) {
+TEST_P(CaSgdKernels, GradientProductIsTheReferenceLoopBitForBit) {
   const precision::RoundTo<bf16, false> to_bf16{};
   for (int n : {1, 3, 4, 7, 8, 19, 28, 29, 31, 32, 33, 35, 36, 37, 47, 48, 49, 64, 500, 2000})
     for (std::int64_t b : {1, 6, 32, 70})
@@ -210,7 +215,7 @@ void check_gather(int n, std::int64_t b, int steps, const Round& round) {
 
 // The cast the mixed preset's Gram input takes (round to nearest bf16), from fp32 and from
 // bf16 storage, every length modulo the 8 values of a vector step.
-TEST(CaSgdKernels, GatherCastsLikeConvertBitForBit) {
+TEST_P(CaSgdKernels, GatherCastsLikeConvertBitForBit) {
   const precision::RoundTo<bf16, false> to_bf16{};
   for (int n : {1, 3, 7, 8, 9, 15, 16, 17, 28, 100, 2000})
     for (std::int64_t b : {1, 5, 32}) {
@@ -224,7 +229,7 @@ TEST(CaSgdKernels, GatherCastsLikeConvertBitForBit) {
 // coef(j, i) = (η_i/b)·Π_{i<t<j} ρ_t, c_j = Π_{t<j} ρ_t, bit for bit the products in the order
 // the host forms them (ρ from the right for coef, from the left for c), for every outer step
 // length up to the launch's limit.
-TEST(CaSgdKernels, OuterStepSetUpGivesTheCoefficientsBitForBit) {
+TEST(CaSgdOuterStep, SetUpGivesTheCoefficientsBitForBit) {
   std::mt19937_64 gen(7);
   std::uniform_real_distribution<double> eta(0.01, 1.0), rho(0.9, 1.0);
   for (const int n : {1, 2, 7, kLaunchedSteps}) {

@@ -1,28 +1,35 @@
 // The SGD step's vectorizable pieces against plain references: exp_vectorizable against the
 // C library's exp evaluated in a wider type (a dense sweep of float bit patterns and the edges:
 // ±0, subnormal results, the overflow and underflow thresholds, ±inf, NaN), the logistic
-// derivative against a long double reference, and the host margin and gradient loops
-// (compile-time tails, 4-lane vectors; with AVX2 8-lane ones and an eight-row tree; with
-// AVX-512 one 16-lane register and masked tails) bit for bit against the scalar row_dot /
-// add_row, alone and inside a whole SGD step. tests/CMakeLists.txt also builds this file for
-// AVX2 (test_sgd_host_rows_avx2) and AVX-512 (test_sgd_host_rows_avx512) where the build
-// machine has them, so the portable build tests those loops too.
+// derivative against a long double reference, and the host margin and gradient loops bit for
+// bit against the scalar row_dot / add_row, alone and inside a whole SGD step, for every
+// vector tier this CPU runs (generic: compile-time tails, 4-lane vectors; AVX2: 8-lane ones and
+// an eight-row tree; AVX-512: one 16-lane register and masked tails), and each tier's whole
+// step against the generic tier's. Which tier a default run takes: the widest the CPU has.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
+#include "minisgd/core/simd/tier.hpp"
 #include "minisgd/core/vector_math.hpp"
-#include "minisgd/kernels/sgd_host_rows.hpp"
+#include "minisgd/kernels/host/host_kernels.hpp"
+#include "minisgd/kernels/row_dot.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
+#include "minisgd/kernels/tuning.hpp"
 #include "minisgd/models/loss.hpp"
+#include "support/simd_tiers.hpp"
 
 using namespace minisgd;
+using testing_support::EachTier;
 
 namespace {
 
@@ -167,13 +174,16 @@ TEST(VectorExp, LogisticDerivativeIsAccurateForBothSignsAndLargeMargins) {
     }
 }
 
-/// rows_dot and the gradient blocks on rows starting `shift` elements into the buffer (every
-/// alignment of a 64-byte register for 16-bit and 32-bit storage), against row_dot / add_row.
+/// The active tier's margins and gradient blocks on rows starting `shift` elements into the
+/// buffer (every alignment of a 64-byte register for 16-bit and 32-bit storage), against
+/// row_dot / add_row: every tail of a row, every width of a block (the full one included).
 template <class S, class A>
 void expect_rows_match_scalar(int shift) {
+  const auto& loops = host::row_kernels<S, A>(simd::active_tier());
+  const int block = gradient_block_columns<A>(simd::active_tier());
   std::mt19937 gen(3 + shift);
   std::normal_distribution<double> normal;
-  for (int n = 1; n <= 140; n += n < 40 ? 1 : 11) {
+  for (int n = 1; n <= block + 12; n += n < 40 || n > block - 4 ? 1 : 11) {
     const int rows = 37;  // not a multiple of anything
     std::vector<S> buffer(std::size_t(rows) * n + shift);
     std::vector<A> w(n), u(rows);
@@ -182,34 +192,61 @@ void expect_rows_match_scalar(int shift) {
     for (auto& v : w) v = A(normal(gen));
     for (auto& v : u) v = A(normal(gen));
     std::vector<A> z(rows);
-    sgd_detail::rows_dot(x, n, w.data(), n, rows, z.data());
+    loops.margins(x, n, w.data(), n, rows, z.data());
     for (int i = 0; i < rows; ++i) {
-      const A want = sgd_detail::row_dot(x + std::size_t(i) * n, w.data(), n);
+      const A want = row_dot(x + std::size_t(i) * n, w.data(), n);
       ASSERT_EQ(0, std::memcmp(&z[i], &want, sizeof want)) << "n = " << n << " row " << i;
     }
-    // every width of a gradient block, the full one (kHostCols) included
-    for (int width = 1; width <= sgd_detail::kHostCols<A> && width <= n; ++width) {
-      std::vector<A> g(width, A(0.25)), want(width, A(0.25));
-      sgd_detail::add_rows(x, n, u.data(), rows, g.data(), width);
-      for (int i = 0; i < rows; ++i)
-        sgd_detail::add_row(x + std::size_t(i) * n, u[i], want.data(), width);
+    // a block of each width up to n (rows n apart), and the whole row
+    for (int width = 1; width <= n; width = width <= block || width == n ? width + 1 : n) {
+      std::vector<A> g(width, A(0.25)), want(width, A(0));
+      loops.chunk_sum(x, n, width, u.data(), rows, g.data());
+      for (int i = 0; i < rows; ++i) add_row(x + std::size_t(i) * n, u[i], want.data(), width);
       ASSERT_EQ(0, std::memcmp(g.data(), want.data(), sizeof(A) * width))
           << "n = " << n << " width " << width << " shift " << shift;
     }
   }
 }
 
-TEST(SgdHostRows, MarginsAndGradientBlocksMatchTheScalarLoopsBitForBit) {
+class SgdHostRows : public EachTier {};
+MINISGD_FOR_EACH_TIER(SgdHostRows);
+
+TEST_P(SgdHostRows, MarginsAndGradientBlocksMatchTheScalarLoopsBitForBit) {
   for (int shift : {0, 1, 7, 15}) {
     expect_rows_match_scalar<float, float>(shift);
     expect_rows_match_scalar<double, double>(shift);
     expect_rows_match_scalar<float, double>(shift);
+    expect_rows_match_scalar<double, float>(shift);
     expect_rows_match_scalar<precision::bf16, float>(shift);
     expect_rows_match_scalar<precision::fp16, float>(shift);
-    // the evaluation's FP64 margins of every storage type (solvers/evaluator.cpp)
+    // the evaluation's FP64 margins of every storage type (kernels/objective.hpp)
     expect_rows_match_scalar<precision::bf16, double>(shift);
     expect_rows_match_scalar<precision::fp16, double>(shift);
   }
+}
+
+/// Every 16-bit code widened by the tier (the gather's cast into float) against to_float:
+/// NaN payloads, infinities and subnormals included, at every alignment and run length that
+/// leaves a scalar tail.
+template <class S>
+void expect_every_code_widens_exactly() {
+  std::vector<S> codes(65536 + 37);
+  for (std::uint32_t c = 0; c < codes.size(); ++c) codes[c] = S{std::uint16_t(c * 40503u)};
+  std::vector<float> out(codes.size());
+  const auto widen = host::cast_kernel<S, float>(simd::active_tier());
+  for (int offset : {0, 1, 3, 17}) {
+    const std::int64_t n = std::int64_t(codes.size()) - offset;
+    widen(codes.data() + offset, out.data(), n);
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(precision::to_bits(out[i]),
+                precision::to_bits(precision::to_float(codes[offset + i])))
+          << std::hex << "code " << codes[offset + i].bits << " offset " << offset;
+  }
+}
+
+TEST_P(SgdHostRows, EveryCodeWidensToItsValue) {
+  expect_every_code_widens_exactly<precision::fp16>();
+  expect_every_code_widens_exactly<precision::bf16>();
 }
 
 /// One whole SGD gradient (sgd_gradient: margins, derivatives, gradient, chunk by chunk,
@@ -217,7 +254,7 @@ TEST(SgdHostRows, MarginsAndGradientBlocksMatchTheScalarLoopsBitForBit) {
 /// order, bit for bit.
 template <class S, class A>
 void expect_step_matches_scalar(int n, std::int64_t b, std::int64_t first) {
-  if constexpr (!sgd_detail::host_backend) GTEST_SKIP() << "device margins sum in teams";
+  if constexpr (!kHostMemory) GTEST_SKIP() << "device margins sum in teams";
   const std::int64_t m = first + b + 3;
   Matrix<S> X("X", m, n);
   Vector<double> y("y", m);
@@ -244,9 +281,8 @@ void expect_step_matches_scalar(int n, std::int64_t b, std::int64_t first) {
     std::vector<A> chunk(n, A(0));
     for (std::int64_t i = r0; i < std::min(b, r0 + 32); ++i) {
       const S* x = &Xh(first + i, 0);
-      const A zi = sgd_detail::row_dot(x, wh.data(), n);
-      sgd_detail::add_row(x, loss_derivative<Loss::logistic>(zi, A(yh(first + i))), chunk.data(),
-                          n);
+      const A zi = row_dot(x, wh.data(), n);
+      add_row(x, loss_derivative<Loss::logistic>(zi, A(yh(first + i))), chunk.data(), n);
     }
     for (int c = 0; c < n; ++c) want[c] += chunk[c];
   }
@@ -254,7 +290,7 @@ void expect_step_matches_scalar(int n, std::int64_t b, std::int64_t first) {
       << "n = " << n << " b = " << b << " first = " << first;
 }
 
-TEST(SgdHostRows, WholeStepMatchesTheScalarFunctionsBitForBit) {
+TEST_P(SgdHostRows, WholeStepMatchesTheScalarFunctionsBitForBit) {
   for (int n : {1, 5, 16, 17, 28, 31, 127, 128, 129, 300, 2000})
     for (std::int64_t b : {1, 3, 32, 33, 70})
       for (std::int64_t first : {0, 1, 6}) {
@@ -265,9 +301,9 @@ TEST(SgdHostRows, WholeStepMatchesTheScalarFunctionsBitForBit) {
       }
 }
 
-// Ten chunks at the widths whose margins go a group of chunks at a time (sgd_kernels.hpp,
+// Ten chunks at the widths whose margins go a group of chunks at a time (kernels/tuning.hpp,
 // margins_group): whole groups and a last partial one.
-TEST(SgdHostRows, GroupedMarginsStepMatchesTheScalarFunctionsBitForBit) {
+TEST_P(SgdHostRows, GroupedMarginsStepMatchesTheScalarFunctionsBitForBit) {
   for (int n : {127, 128, 129, 300})
     for (std::int64_t first : {0, 1}) {
       expect_step_matches_scalar<float, float>(n, 300, first);
@@ -275,6 +311,115 @@ TEST(SgdHostRows, GroupedMarginsStepMatchesTheScalarFunctionsBitForBit) {
       expect_step_matches_scalar<precision::fp16, float>(n, 300, first);
       expect_step_matches_scalar<double, double>(n, 300, first);
     }
+}
+
+/// The margins, derivatives and gradient of one SGD step on tier t.
+template <class S, class A>
+struct StepResult {
+  std::vector<A> z, u, g;
+};
+template <class S, class A>
+StepResult<S, A> step_on(simd::Tier t, int n, std::int64_t b, bool margins_given) {
+  EXPECT_TRUE(simd::use_tier(t));
+  const std::int64_t m = b + 9, first = 4;
+  Matrix<S> X("X", m, n);
+  Vector<double> y("y", m);
+  Vector<A> w("w", n), z("z", b), u("u", b), g("g", n);
+  std::mt19937 gen(std::uint32_t(n * 7 + b));
+  std::normal_distribution<double> normal;
+  auto Xh = Kokkos::create_mirror_view(X);
+  auto yh = Kokkos::create_mirror_view(y);
+  auto wh = Kokkos::create_mirror_view(w);
+  auto zh = Kokkos::create_mirror_view(z);
+  for (std::int64_t i = 0; i < m; ++i) {
+    yh(i) = normal(gen) < 0 ? -1.0 : 1.0;
+    for (int c = 0; c < n; ++c) Xh(i, c) = precision::convert<S>(normal(gen));
+  }
+  for (int c = 0; c < n; ++c) wh(c) = A(0.3 * normal(gen));
+  for (std::int64_t i = 0; i < b; ++i) zh(i) = A(normal(gen));
+  Kokkos::deep_copy(X, Xh);
+  Kokkos::deep_copy(y, yh);
+  Kokkos::deep_copy(w, wh);
+  Kokkos::deep_copy(z, zh);
+  sgd_gradient<Loss::logistic>(X, first, y, w, z, margins_given, u, g);
+  const auto host = [](const Vector<A>& v) {
+    const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
+    return std::vector<A>(h.data(), h.data() + h.extent(0));
+  };
+  return {host(z), host(u), host(g)};
+}
+
+template <class S, class A>
+void expect_tiers_agree() {
+  for (int n : {3, 28, 129, 2000})
+    for (std::int64_t b : {5, 70, 300})
+      for (bool given : {false, true}) {
+        const auto want = step_on<S, A>(simd::Tier::generic, n, b, given);
+        for (simd::Tier t : testing_support::runnable_tiers()) {
+          const auto got = step_on<S, A>(t, n, b, given);
+          const auto same = [](const std::vector<A>& a, const std::vector<A>& c) {
+            return a.size() == c.size() &&
+                   std::memcmp(a.data(), c.data(), sizeof(A) * a.size()) == 0;
+          };
+          EXPECT_TRUE(same(got.z, want.z) && same(got.u, want.u) && same(got.g, want.g))
+              << simd::name(t) << " n " << n << " b " << b << " margins given " << given;
+        }
+      }
+  simd::use_tier(simd::best_tier());
+}
+
+// Each tier's whole step (margins, derivatives, gradient) against the generic tier's, bit for
+// bit: the tiers differ in every loop, not in any sum.
+TEST(SimdTiers, EveryTierGivesTheGenericTiersStepBitForBit) {
+  if constexpr (!kHostMemory) GTEST_SKIP() << "host kernels only";
+  expect_tiers_agree<float, float>();
+  expect_tiers_agree<precision::bf16, float>();
+  expect_tiers_agree<precision::fp16, float>();
+  expect_tiers_agree<double, double>();
+  expect_tiers_agree<precision::bf16, double>();
+}
+
+// A default run takes the widest tier that is compiled in and that this CPU runs (within the
+// build's fixed target, MINISGD_ARCH), found here from the CPU's own feature flags; and the
+// build compiles in every tier CMake said it would (MINISGD_SIMD).
+TEST(SimdTiers, ADefaultRunTakesTheWidestTierTheCpuRuns) {
+  std::istringstream listed(MINISGD_TEST_SIMD_TIERS);  // (tests/CMakeLists.txt)
+  for (std::string t; listed >> t;) {
+    bool found = false;
+    for (simd::Tier tier : {simd::Tier::generic, simd::Tier::avx2, simd::Tier::avx512})
+      if (simd::name(tier) == t) found = simd::compiled(tier);
+    EXPECT_TRUE(found) << t << " is not compiled in";
+  }
+  simd::Tier widest = simd::Tier::generic;
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(__CUDACC__)  // (a CUDA build compiles the generic tier alone)
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512vl");
+#ifdef MINISGD_TEST_FIXED_TARGET
+  const bool target512 =
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+      true;
+#else
+      false;
+#endif
+  const bool target2 =
+#if defined(__AVX2__) && defined(__F16C__)
+      true;
+#else
+      false;
+#endif
+#else
+  const bool target512 = true, target2 = true;
+#endif
+  if (avx2 && target2 && simd::compiled(simd::Tier::avx2)) widest = simd::Tier::avx2;
+  if (avx512 && target512 && simd::compiled(simd::Tier::avx512)) widest = simd::Tier::avx512;
+#endif
+  EXPECT_EQ(simd::name(simd::best_tier()), std::string(simd::name(widest)));
+  std::cout << "[   simd   ] a default run takes the " << simd::name(simd::best_tier())
+            << " tier (compiled in: " << MINISGD_TEST_SIMD_TIERS << ")\n";
+  RecordProperty("simd_tier", simd::name(simd::best_tier()));
 }
 
 }  // namespace

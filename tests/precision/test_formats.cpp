@@ -13,7 +13,6 @@
 
 #include "minisgd/precision/format_spec.hpp"
 #include "minisgd/precision/storage_types.hpp"
-#include "minisgd/precision/widen.hpp"
 
 using namespace minisgd::precision;
 
@@ -114,22 +113,6 @@ TEST(Fp16, WidensEveryCodeExactly) {
     ASSERT_EQ(to_bits(float(convert<double>(fp16{uint16_t(c)}))), expected)
         << std::hex << "code " << c;
   }
-}
-
-// The bulk widening (F16C when the build targets it) agrees with to_float on every code, at
-// every alignment and run length that leaves a scalar tail.
-TEST(Fp16, BulkWideningMatchesToFloat) {
-  std::vector<fp16> codes(65536 + 7);
-  for (uint32_t c = 0; c < codes.size(); ++c) codes[c] = fp16{uint16_t(c * 40503u)};
-  std::vector<float> out(codes.size());
-  for (int offset : {0, 1, 3}) {
-    const std::int64_t n = std::int64_t(codes.size()) - offset;
-    widen(codes.data() + offset, out.data(), n);
-    for (std::int64_t i = 0; i < n; ++i)
-      ASSERT_EQ(to_bits(out[i]), to_bits(to_float(codes[offset + i])))
-          << std::hex << "code " << codes[offset + i].bits << " offset " << offset;
-  }
-  RecordProperty("f16c", widen_uses_f16c() ? "yes" : "no");
 }
 
 #ifdef __FLT16_MANT_DIG__

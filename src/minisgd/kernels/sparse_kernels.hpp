@@ -14,7 +14,7 @@
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/data/dataset.hpp"
-#include "minisgd/kernels/sgd_host_rows.hpp"
+#include "minisgd/kernels/tuning.hpp"
 #include "minisgd/models/loss.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
@@ -23,7 +23,7 @@ namespace minisgd {
 /// x_i·w for the CSR row i: kLanes partial sums by column, then the dense kernels' tree.
 template <class A, class S, class W>
 KOKKOS_INLINE_FUNCTION A csr_row_dot(const SparseRows<S>& X, std::int64_t i, const W& w) {
-  constexpr int kLanes = sgd_detail::kLanes;
+  constexpr int kLanes = kMarginPartialSums;
   A part[kLanes] = {};
   for (std::int64_t k = X.row_map(i); k < X.row_map(i + 1); ++k) {
     const std::int32_t j = X.entries(k);
@@ -114,7 +114,7 @@ void csr_margins_prefetched(const SparseRows<S>& X, std::int64_t first, const Ve
                             const Vector<A>& z) {
   static_assert(kHostMemory && sizeof(S) > 0,
                 "host backends only");  // dependent: fails only where used
-  constexpr int kLanes = sgd_detail::kLanes, kAhead = 16;
+  constexpr int kLanes = kMarginPartialSums, kAhead = 16;
   const std::int32_t* const col = X.entries.data();
   const S* const val = X.values.data();
   const A* const w = v.data();

@@ -131,11 +131,11 @@ KOKKOS_INLINE_FUNCTION float widen(T x) {
 
 KOKKOS_INLINE_FUNCTION float to_float(bf16 x) { return float_from_bits(uint32_t(x.bits) << 16); }
 /// The value of an fp16 code, exactly (IEEE convertFormat: a NaN comes out quiet, sign and
-/// payload kept — as F16C's vcvtph2ps and precision/widen.hpp give it). Integer operations and
-/// selects by mask that compilers vectorize: a normal code's exponent and fraction moved into
-/// a float's, the exponent rebiased by 112 (by 224 for inf and NaN); a subnormal f·2^−24 as
-/// (1 + f/1024)·2^−14 − 2^−14, both normal floats, so no step depends on subnormal arithmetic
-/// (slow on some CPUs, flushed to zero on devices built for speed).
+/// payload kept, as F16C's vcvtph2ps gives it in the AVX2 and AVX-512 host tiers, core/simd/).
+/// Integer operations and selects by mask that compilers vectorize: a normal code's exponent
+/// and fraction moved into a float's, the exponent rebiased by 112 (by 224 for inf and NaN); a
+/// subnormal f·2^−24 as (1 + f/1024)·2^−14 − 2^−14, both normal floats, so no step depends on
+/// subnormal arithmetic (slow on some CPUs, flushed to zero on devices built for speed).
 KOKKOS_INLINE_FUNCTION float to_float(fp16 x) {
   const uint32_t h = x.bits, em = h & 0x7FFFu;
   const uint32_t sign = (h & 0x8000u) << 16;

@@ -19,6 +19,7 @@
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/kernels/gram/cublas_gram.hpp"
 #include "minisgd/kernels/gram/gram.hpp"
+#include "minisgd/kernels/tuning.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
 namespace minisgd::gpu {
@@ -61,16 +62,10 @@ bool cublas_gram_supported(bool tf32 = false) {
     return false;
 }
 
-/// Rows up to which the packed Gram is one GEMM of the whole Y·Yᵀ (into the handle's
-/// workspace, rows² values) and a kernel that packs its strictly block-lower part: 2 launches
-/// instead of s − 1, at twice the flops, where the blocks are small. On an H100 the s − 1
-/// GEMMs of the paper's shape (b = 32, s = 16) took about 300 µs an outer step, mostly launches.
-constexpr std::int64_t kWholeGramRows = 1024;
-
 /// kernels/gram/gram.hpp's packed strictly block-lower Gram of Y (rows a multiple of b) on exec's
-/// stream, not fenced: up to kWholeGramRows rows the whole Gram and a packing kernel, beyond
-/// them s−1 GEMMs (block_lower_gram). minisgd's bf16/fp16 have __nv_bfloat16's/__half's bit
-/// layout, so the views go to cuBLAS as they are.
+/// stream, not fenced: up to kWholeGramRows rows (kernels/tuning.hpp) the whole Gram and a
+/// packing kernel, beyond them s−1 GEMMs (block_lower_gram). minisgd's bf16/fp16 have
+/// __nv_bfloat16's/__half's bit layout, so the views go to cuBLAS as they are.
 template <class In, class Acc>
 void cublas_block_lower_gram(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                              bool tf32 = false, const Kokkos::Cuda& exec = Kokkos::Cuda()) {

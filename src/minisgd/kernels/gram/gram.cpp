@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "minisgd/kernels/gram/gram_dnnl.hpp"
+#include "minisgd/kernels/tuning.hpp"
 #ifdef MINISGD_HAVE_CUBLAS
 #include "minisgd/core/errors.hpp"
 #include "minisgd/kernels/gram/cublas_kokkos.hpp"
@@ -19,7 +20,7 @@ namespace minisgd {
 
 std::int64_t whole_gram_rows(GramPath p) {
 #ifdef MINISGD_HAVE_CUBLAS
-  if (p == GramPath::cublas) return gpu::kWholeGramRows;
+  if (p == GramPath::cublas) return kWholeGramRows;
 #endif
   (void)p;
   return 0;
@@ -38,14 +39,6 @@ const char* name(GramPath p) {
   return "?";
 }
 
-namespace {
-
-// Output tile (rows × columns of a block row) and k-chunk staged in scratch per team.
-constexpr int kTile = 32;
-constexpr int kChunk = 32;
-
-}  // namespace
-
 template <class In, class Acc, class Round>
 void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                const Round& accumulate) {
@@ -53,10 +46,10 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
   if (s < 2) return;
   // Work items: (block row j, row tile, column tile) covering every b × jb block row.
   std::vector<int> host_items;
-  const std::int64_t row_tiles = (b + kTile - 1) / kTile;
+  const std::int64_t row_tiles = (b + kGramTile - 1) / kGramTile;
   for (std::int64_t j = 1; j < s; ++j)
     for (std::int64_t rt = 0; rt < row_tiles; ++rt)
-      for (std::int64_t ct = 0; ct * kTile < j * b; ++ct)
+      for (std::int64_t ct = 0; ct * kGramTile < j * b; ++ct)
         host_items.insert(host_items.end(), {int(j), int(rt), int(ct)});
   const std::int64_t count = std::int64_t(host_items.size()) / 3;
   // Both LayoutRight, as host_items is laid out: a GPU's default layout is LayoutLeft, and
@@ -71,7 +64,7 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
   using Scratch = Kokkos::View<Acc**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const std::size_t scratch =
-      2 * Scratch::shmem_size(kTile, kChunk) + Scratch::shmem_size(kTile, kTile);
+      2 * Scratch::shmem_size(kGramTile, kGramDepth) + Scratch::shmem_size(kGramTile, kGramTile);
   const Round round = accumulate;
   // A plain `if` on a constant: nvcc refuses a lambda whose first capture of a variable is
   // inside `if constexpr`; the branch not taken is removed all the same.
@@ -84,22 +77,23 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
       Policy(count, Kokkos::AUTO, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const Team& team) {
         const std::int64_t j = items(team.league_rank(), 0);
-        const std::int64_t r0 = std::int64_t(items(team.league_rank(), 1)) * kTile;
-        const std::int64_t c0 = std::int64_t(items(team.league_rank(), 2)) * kTile;
+        const std::int64_t r0 = std::int64_t(items(team.league_rank(), 1)) * kGramTile;
+        const std::int64_t c0 = std::int64_t(items(team.league_rank(), 2)) * kGramTile;
         const std::int64_t width = j * b;  // columns of block row j
-        const int rows = int(kmin<std::int64_t>(kTile, b - r0));
-        const int cols = int(kmin<std::int64_t>(kTile, width - c0));
-        Scratch A(team.team_scratch(0), kTile, kChunk);   // rows of Y_j
-        Scratch Bt(team.team_scratch(0), kChunk, kTile);  // rows of Y_0..Y_{j-1}, transposed
-        Scratch C(team.team_scratch(0), kTile, kTile);
+        const int rows = int(kmin<std::int64_t>(kGramTile, b - r0));
+        const int cols = int(kmin<std::int64_t>(kGramTile, width - c0));
+        Scratch A(team.team_scratch(0), kGramTile, kGramDepth);  // rows of Y_j
+        Scratch Bt(team.team_scratch(0), kGramDepth,
+                   kGramTile);  // rows of Y_0..Y_{j-1}, transposed
+        Scratch C(team.team_scratch(0), kGramTile, kGramTile);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](const int i) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile),
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kGramTile),
                                [&](const int c) { C(i, c) = Acc(0); });
         });
-        for (std::int64_t k0 = 0; k0 < n; k0 += kChunk) {
-          const int kk = int(kmin<std::int64_t>(kChunk, n - k0));
+        for (std::int64_t k0 = 0; k0 < n; k0 += kGramDepth) {
+          const int kk = int(kmin<std::int64_t>(kGramDepth, n - k0));
           team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTile), [&](const int i) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kGramTile), [&](const int i) {
             Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kk), [&](const int k) {
               A(i, k) = i < rows ? precision::convert<Acc>(Y(j * b + r0 + i, k0 + k)) : Acc(0);
               Bt(k, i) = i < cols ? precision::convert<Acc>(Y(c0 + i, k0 + k)) : Acc(0);
@@ -111,10 +105,10 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
             for (int k = 0; k < kk; ++k) {
               const Acc a = A(i, k);
               if (exact) {
-                Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile),
+                Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kGramTile),
                                      [&](const int c) { C(i, c) += a * Bt(k, c); });
               } else {  // an emulated narrower accumulator: round after every addition
-                Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kTile),
+                Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kGramTile),
                                      [&](const int c) { C(i, c) = round(C(i, c) + a * Bt(k, c)); });
               }
             }

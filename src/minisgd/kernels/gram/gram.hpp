@@ -74,8 +74,8 @@ class DnnlGram;
 
 /// Gives the host BLAS library (OpenBLAS, oneMKL) the threads Kokkos has, once, unless
 /// OPENBLAS_NUM_THREADS or MKL_NUM_THREADS says otherwise: left to itself OpenBLAS starts a
-/// thread per core in every MPI rank, and ranks that share a node oversubscribe it (the
-/// epsilon deck's Gram at s = 4, four ranks on two cores: 1.6× slower). BlockLowerGram's
+/// thread per core in every MPI rank, and ranks that share a node oversubscribe it, each Gram
+/// then slower than on one thread. BlockLowerGram's
 /// constructor calls it on host backends, as oneDNN is given the same count.
 void match_blas_threads();
 

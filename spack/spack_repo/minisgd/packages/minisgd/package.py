@@ -52,6 +52,11 @@ class Minisgd(CMakePackage, CudaPackage, ROCmPackage):
     # -march=znver4), so "none" (the default) is right for most builds.
     variant("march", default="none", values=lambda v: True, multi=False,
             description="CPU architecture for -march (MINISGD_ARCH); none: the target's flags")
+    # The host kernels' vector tiers (MINISGD_SIMD): auto compiles the generic, AVX2 and AVX-512
+    # tiers where the compiler can, and each run takes the widest its CPU has; generic builds
+    # the portable tier alone.
+    variant("simd", default="auto", values=("auto", "generic"), multi=False,
+            description="Host vector tiers (MINISGD_SIMD): auto, chosen at run time, or generic")
     variant("shared", default=False, description="Build libminisgd as a shared library")
     variant("tests", default=False, description="Build the GoogleTest suite")
     variant("benchmarks", default=False, description="Build the Google Benchmark programs")
@@ -105,6 +110,7 @@ class Minisgd(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("MINISGD_ENABLE_BENCHMARKS", "benchmarks"),
             self.define_from_variant("MINISGD_ENABLE_DNNL", "onednn"),
             self.define_from_variant("MINISGD_ARCH", "march"),
+            self.define_from_variant("MINISGD_SIMD", "simd"),
             self.define("MPIEXEC_EXECUTABLE", spec["mpi"].prefix.bin.mpiexec),
         ]
         if spec.satisfies("+cuda"):
