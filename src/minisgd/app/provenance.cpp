@@ -22,6 +22,7 @@
 #include "minisgd/app/capabilities.hpp"
 #include "minisgd/build_info.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/simd/tier.hpp"
 #include "minisgd/version.hpp"
 
 namespace minisgd {
@@ -203,7 +204,13 @@ nlohmann::json build_info() {
 #else
   options["dnnl"] = false;
 #endif
-  return {{"type", MINISGD_BUILD_TYPE}, {"cxx_flags", MINISGD_CXX_FLAGS}, {"options", options}};
+  nlohmann::json tiers = nlohmann::json::array();
+  for (simd::Tier t : {simd::Tier::generic, simd::Tier::avx2, simd::Tier::avx512})
+    if (simd::compiled(t)) tiers.push_back(simd::name(t));
+  return {{"type", MINISGD_BUILD_TYPE},
+          {"cxx_flags", MINISGD_CXX_FLAGS},
+          {"options", options},
+          {"simd", {{"tier", simd::name(simd::active_tier())}, {"compiled", tiers}}}};
 }
 
 }  // namespace
