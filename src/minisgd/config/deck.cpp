@@ -446,18 +446,10 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
     throw InputError(origin +
                      ": run.study: precision lowers CA-SGD's knobs; it needs "
                      "solver.method: ca-sgd");
-<<<<<<< HEAD
-=======
   if (c.solver.method == Method::ca_sgd && c.model.free_intercept())
     fail_key(c, "model.intercept",
              "unregularized: ca-sgd's recurrence shrinks every weight by the same 1 - eta*l2; "
              "use intercept: true, or solver.method: sgd");
-  if (c.solver.method == Method::ca_sgd &&
-      (c.data.layout == Layout::sparse ||
-       (c.data.source == DataSource::synthetic && sparse_kind(c.data.synthetic.kind))))
-    fail_key(c, "solver.method",
-             "ca-sgd runs on dense storage; sparse data train with sgd (data.layout)");
->>>>>>> d8e1985 (model.intercept: unregularized, an intercept outside the L2 term)
   if (c.run.min_seconds > 0 && c.solver.time_limit > 0)
     fail_key(c, "run.min_seconds", "repeats whole trainings; not with solver.time_limit");
   if (c.run.min_seconds > 0 && !c.output.checkpoint.path.empty())
