@@ -95,7 +95,7 @@ void ensure_ca_sgd_fits(const Config& c, std::int64_t cols, comm::Communicator& 
   const long double vectors = c.solver.averaging != Averaging::none ? 3 : 2;
   const long double gathered =
       longest < 0 ? bytes(r.gram_input) * sb * (long double)(cols)
-                      : (bytes(r.gram_input) + 4) * sb * (long double)(longest) + 8 * (sb + 1);
+                  : (bytes(r.gram_input) + 4) * sb * (long double)(longest) + 8 * (sb + 1);
   long double need = A * (message + vectors * (sb + (long double)(cols))) + gathered;
   if (r.wire != r.compute) need += bytes(r.wire) * message;
   if (r.margins_wire != r.compute && r.margins_wire != r.wire)
