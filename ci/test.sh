@@ -110,12 +110,13 @@ gcc_openmp() {
   prefetched
   prefix=$(ci/build_kokkos.sh openmp | tail -n 1) || return 1
   # Header self-containment is a property of the sources, not of the backend: gcc-serial checks
-  # it. So is the malformed-input corpus (the deck and file readers run before any kernel):
-  # gcc-serial runs it at 1 and 4 ranks, clang-checked at 1 under the sanitizers.
+  # it. So is the handling of input, outputs and signals (the CLI tests labelled "input": the
+  # readers run before any kernel): gcc-serial runs them at 1 and 4 ranks, clang-checked at 1
+  # under the sanitizers.
   # A parallel test gives two threads to a lone rank and one to each of several (tests/
   # CMakeLists.txt): at 2 and 4 ranks this stage would rerun gcc-serial's runs on one thread
   # each. It runs 1 rank (threads) and 3 (several ranks on this backend); gcc-serial runs 1..4.
-  local -a ctest_extra=(-E '^(header_self_containment|cli[.]corpus[.].*)$')
+  local -a ctest_extra=(-E '^header_self_containment$' -LE input)
   # shellcheck disable=SC2046
   build_and_test gcc-openmp -DCMAKE_CXX_COMPILER=g++ -DMINISGD_SIMD=generic $(kokkos_args "$prefix") \
     "${unity[@]}" -DCMAKE_CXX_FLAGS=-Wno-subobject-linkage -DMINISGD_TEST_RANKS="1;3"
@@ -131,8 +132,8 @@ clang_checked() {
   # over 300 s per rank count at -O1; test_compressors and test_codecs cover the same code here.
   # Parallel tests at 1 and 3 ranks (one rank, and a count that is not a power of two); the GCC
   # stages run every count of 1..4. Also left to the GCC stages: the thread-count invariance
-  # runs (this Kokkos is Serial: one thread) and the malformed-input corpus at 4 ranks (the
-  # corpus runs here at 1 rank); together they were 450 of 1250 test-seconds here.
+  # runs (this Kokkos is Serial: one thread) and the CLI's input-handling tests at 4 ranks
+  # (label input_np4; they run here at 1 rank).
   # The CLI tests' hang limits (10 s) are for optimized builds: three times that here.
   # HWLOC_COMPONENTS=-pci: at two ranks or more MPI_Init has hwloc read the PCI devices, whose
   # many reallocs under ASan made every parallel run start in ~8 s (0.7 s without; a tiny deck
@@ -140,7 +141,7 @@ clang_checked() {
   # shellcheck disable=SC2046
   (export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 MINISGD_TEST_TIME_SCALE=3 \
           HWLOC_COMPONENTS=-pci
-   ctest_extra=(-E '^(test_compression_decks[.]|header_self_containment$|cli[.]same_weights_any_threads[.]|cli[.]corpus[.].*[.]np4$)')
+   ctest_extra=(-E '^(test_compression_decks[.]|header_self_containment$|cli[.]same_weights_any_threads[.])' -LE input_np4)
    build_and_test clang-checked -DCMAKE_CXX_COMPILER=clang++ $(kokkos_args "$prefix") "${unity[@]}" \
       -DMINISGD_ENABLE_DNNL=OFF -DMINISGD_ENABLE_BENCHMARKS=OFF -DMINISGD_ENABLE_TESTS=ON \
       -DMINISGD_TEST_RANKS="1;3" \
