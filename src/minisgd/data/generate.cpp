@@ -14,7 +14,7 @@
 namespace minisgd {
 namespace {
 
-constexpr std::int64_t kChunkRows = 1 << 20;  // bounds the margin buffer: 8 MiB
+constexpr std::int64_t kLabelChunkRows = 1 << 20;  // bounds the margin buffer: 8 MiB
 
 /// True when storing a generated value (a float) as T needs no rounding: then the columns
 /// loop is a plain vectorisable store.
@@ -109,12 +109,12 @@ Dataset<T> generate(const Config& c, comm::Communicator& comm) {
   for (std::int64_t j = 0; j < d; ++j) w_host(j) = gen.true_weight(j);
   Kokkos::deep_copy(w, w_host);
   const std::int64_t m = ds.part.local_rows();
-  Kokkos::View<std::int64_t*, MemSpace> margin("margins", std::min(m, kChunkRows));
+  Kokkos::View<std::int64_t*, MemSpace> margin("margins", std::min(m, kLabelChunkRows));
   const DataStore<T> store = data_store<T>(c, cols);
   const bool partial = ds.part.decomposition == Decomposition::column && comm.size() > 1;
   // In the column decomposition every rank has every row, so all run the same chunks.
-  for (std::int64_t begin = 0; begin < m; begin += kChunkRows) {
-    const std::int64_t end = std::min(m, begin + kChunkRows);
+  for (std::int64_t begin = 0; begin < m; begin += kLabelChunkRows) {
+    const std::int64_t end = std::min(m, begin + kLabelChunkRows);
     fill_rows(ds, gen, store, c.model.intercept, begin, end, w, margin);
     const auto chunk = Kokkos::subview(margin, std::make_pair(std::int64_t(0), end - begin));
     if (partial) comm::allreduce(comm, chunk, comm::Op::sum);
