@@ -6,6 +6,10 @@
 // vector tier this CPU runs (generic: compile-time tails, 4-lane vectors; AVX2: 8-lane ones and
 // an eight-row tree; AVX-512: one 16-lane register and masked tails), and each tier's whole
 // step against the generic tier's. Which tier a default run takes: the widest the CPU has.
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(__CUDACC__)
+#include <cpuid.h>
+#endif
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -392,8 +396,10 @@ TEST(SimdTiers, ADefaultRunTakesTheWidestTierTheCpuRuns) {
   }
   simd::Tier widest = simd::Tier::generic;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
-    !defined(__CUDACC__)  // (a CUDA build compiles the generic tier alone)
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    !defined(__CUDACC__)                // (a CUDA build compiles the generic tier alone)
+  unsigned a = 0, b = 0, c = 0, d = 0;  // F16C from CPUID (Clang's builtin does not know it)
+  const bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+  const bool avx2 = __builtin_cpu_supports("avx2") && f16c;
   const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
                       __builtin_cpu_supports("avx512vl");

@@ -2,6 +2,12 @@
 
 #include <initializer_list>
 
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
+    !defined(__CUDACC__)
+#include <cpuid.h>
+#define MINISGD_SIMD_X86_PROBE 1
+#endif
+
 namespace minisgd::simd {
 
 const char* name(Tier t) {
@@ -25,14 +31,23 @@ bool compiled(Tier t) {
   }
 }
 
+#ifdef MINISGD_SIMD_X86_PROBE
+namespace {
+/// F16C from CPUID leaf 1 (Clang's __builtin_cpu_supports does not know "f16c").
+bool cpu_has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+}
+}  // namespace
+#endif
+
 bool cpu_runs(Tier t) {
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
-    !defined(__CUDACC__)  // (a CUDA build compiles the generic tier alone)
+#ifdef MINISGD_SIMD_X86_PROBE  // (a CUDA build compiles the generic tier alone)
   // (__builtin_cpu_supports also checks that the OS saves the wider registers.)
   __builtin_cpu_init();  // (in case this runs before the constructors that call it)
   switch (t) {
     case Tier::generic: return true;
-    case Tier::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    case Tier::avx2: return __builtin_cpu_supports("avx2") && cpu_has_f16c();
     case Tier::avx512:
       return cpu_runs(Tier::avx2) && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
@@ -47,12 +62,14 @@ bool cpu_runs(Tier t) {
 namespace {
 
 /// The widest tier the compiler's target for this build has (MINISGD_ARCH).
+#ifdef MINISGD_SIMD_FIXED_TARGET
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
 constexpr Tier kTargetTier = Tier::avx512;
 #elif defined(__AVX2__) && defined(__F16C__)
 constexpr Tier kTargetTier = Tier::avx2;
 #else
 constexpr Tier kTargetTier = Tier::generic;
+#endif
 #endif
 
 }  // namespace
