@@ -41,22 +41,29 @@ void objective_margins(const Matrix<T>& X, std::int64_t first, const Vector<doub
   }
 }
 
+/// ℓ(z_i; y_{first+i}) written over z_i for i < n, kObjectiveLossValues at a time, on host
+/// backends (a template, so that a device build never instantiates its host loop).
+template <Loss L>
+void host_loss_terms(const Vector<double>& z, const Vector<double>& y, std::int64_t first,
+                     std::int64_t n) {
+  if constexpr (kHostMemory) {
+    const auto values = host::loss_values_kernel<L>(simd::active_tier());
+    constexpr std::int64_t kBlock = kObjectiveLossValues;
+    Kokkos::parallel_for("minisgd::eval_loss_terms",
+                         Kokkos::RangePolicy<ExecSpace>(0, (n + kBlock - 1) / kBlock),
+                         [=](const std::int64_t b) {
+                           values(z.data() + b * kBlock, y.data() + first + b * kBlock,
+                                  kmin(kBlock, n - b * kBlock));
+                         });
+  }
+}
+
 /// Σ_i ℓ(z_i; y_{first+i}) for i < n in ordered_sum's order; on host backends the terms are
-/// first written over z, kObjectiveLossValues at a time, then summed: the same terms in the
-/// same order.
+/// first written over z (host_loss_terms), then summed: the same terms in the same order.
 inline double loss_terms_sum(Loss loss, const Vector<double>& z, const Vector<double>& y,
                              std::int64_t first, std::int64_t n) {
   if constexpr (kHostMemory) {
-    with_loss(loss, [&](auto l) {
-      const auto values = host::loss_values_kernel<decltype(l)::value>(simd::active_tier());
-      constexpr std::int64_t kBlock = kObjectiveLossValues;
-      Kokkos::parallel_for("minisgd::eval_loss_terms",
-                           Kokkos::RangePolicy<ExecSpace>(0, (n + kBlock - 1) / kBlock),
-                           [=](const std::int64_t b) {
-                             values(z.data() + b * kBlock, y.data() + first + b * kBlock,
-                                    kmin(kBlock, n - b * kBlock));
-                           });
-    });
+    with_loss(loss, [&](auto l) { host_loss_terms<decltype(l)::value>(z, y, first, n); });
     return ordered_sum(
         "minisgd::eval_loss", n, KOKKOS_LAMBDA(const std::int64_t i) { return z(i); });
   } else {

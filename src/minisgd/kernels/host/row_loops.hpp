@@ -126,30 +126,41 @@ template <class V>
 constexpr int kSumRegisters = kMarginPartialSums / V::lanes;
 
 /// p[k] += x[kW..kW + W)·w[kW..kW + W) over the part of register k that a tail of `tail` values
-/// covers (lanes kW .. kW + W − 1 of the 16), for every k: nothing where it covers none.
+/// covers (lanes kW .. kW + W − 1 of the 16): nothing where it covers none. A run-time count
+/// masks (tiers with masked_tails only); a compile-time one loads whole registers or Lanes<c>.
+/// (Overloads rather than `if constexpr` in the caller's generic lambda: nvcc 11 instantiates
+/// both branches there.)
+template <int k, class V, class S>
+MINISGD_SIMD_INLINE void add_tail_register(V* const* p, int rows, const S* const* x,
+                                           const typename V::value_type* w, RunTail tail) {
+  constexpr int W = V::lanes;
+  const int c = tail.count - k * W;
+  if (c <= 0) return;
+  const auto part = V::mask(c < W ? c : W);
+  const V wk = load<V>(w + k * W, part);
+  for (int r = 0; r < rows; ++r) p[r][k] = p[r][k] + load<V>(x[r] + k * W, part) * wk;
+}
+template <int k, class V, class S, int N>
+MINISGD_SIMD_INLINE void add_tail_register(V* const* p, int rows, const S* const* x,
+                                           const typename V::value_type* w,
+                                           std::integral_constant<int, N>) {
+  constexpr int W = V::lanes;
+  constexpr int c = N - k * W;
+  if constexpr (c >= W) {
+    const V wk = load<V>(w + k * W);
+    for (int r = 0; r < rows; ++r) p[r][k] = p[r][k] + load<V>(x[r] + k * W) * wk;
+  } else if constexpr (c > 0) {
+    const V wk = load<V>(w + k * W, Lanes<c>{});
+    for (int r = 0; r < rows; ++r) p[r][k] = p[r][k] + load<V>(x[r] + k * W, Lanes<c>{}) * wk;
+  }
+}
+
+/// add_tail_register for every register k of the 16 partial sums.
 template <class V, class S, class Tail>
 MINISGD_SIMD_INLINE void add_tail(V* const* p, int rows, const S* const* x,
                                   const typename V::value_type* w, Tail tail) {
-  constexpr int W = V::lanes;
-  for_registers<kSumRegisters<V>>([&](auto reg) {
-    constexpr int k = decltype(reg)::value;
-    if constexpr (std::is_same_v<Tail, RunTail>) {
-      const int c = tail.count - k * W;
-      if (c <= 0) return;
-      const auto part = V::mask(c < W ? c : W);
-      const V wk = load<V>(w + k * W, part);
-      for (int r = 0; r < rows; ++r) p[r][k] = p[r][k] + load<V>(x[r] + k * W, part) * wk;
-    } else {
-      constexpr int c = Tail::value - k * W;
-      if constexpr (c >= W) {
-        const V wk = load<V>(w + k * W);
-        for (int r = 0; r < rows; ++r) p[r][k] = p[r][k] + load<V>(x[r] + k * W) * wk;
-      } else if constexpr (c > 0) {
-        const V wk = load<V>(w + k * W, Lanes<c>{});
-        for (int r = 0; r < rows; ++r) p[r][k] = p[r][k] + load<V>(x[r] + k * W, Lanes<c>{}) * wk;
-      }
-    }
-  });
+  for_registers<kSumRegisters<V>>(
+      [&](auto reg) { add_tail_register<decltype(reg)::value>(p, rows, x, w, tail); });
 }
 
 /// The tree's levels wider than a register: p[k] += p[k + h] for h = K/2, …, 1.
