@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Two builds' kernel tables (perf/kernel_table.sh) alternated back to back, A, B, A, B, …, so a
-# slow spell of a shared machine falls on both: for each row, each build's median rate and
-# median fraction of its ceiling (measured in the same process), and B over A for both. Rows
-# where B's median fraction is below 0.95 of A's are marked. Use it for a change that must not
+# slow spell of a machine falls on both: for each row, each build's median rate and median
+# fraction of its ceiling (measured in the same process), in wall time and in CPU time (the
+# steadier of the two where other work shares the machine), and B over A. Rows where B's median
+# fraction is below 0.95 of A's are marked. Use it for a change that must not
 # cost speed (old build against new), or for two builds of one tree (the default build against
 # MINISGD_ARCH=native).
 #
@@ -40,7 +41,8 @@ def rows(side):
     return by
 ra, rb = rows("a"), rows("b")
 print("A: %s\nB: %s\n%d rounds alternated; medians\n" % (a, b, rounds))
-print("%-44s %-16s %10s %10s %6s %7s %7s %6s" % ("kernel", "shape", "A rate", "B rate", "B/A", "A of", "B of", "B/A"))
+print("%-44s %-16s %10s %10s %6s %7s %7s %6s %7s" % ("kernel", "shape", "A rate", "B rate", "B/A",
+                                                     "A of", "B of", "B/A", "cpu B/A"))
 worst = None
 for key in ra:
     if key not in rb:
@@ -48,10 +50,16 @@ for key in ra:
     med = lambda ks, f: statistics.median(k[f] for k in ks)
     rate_a, rate_b = med(ra[key], "rate"), med(rb[key], "rate")
     frac_a, frac_b = med(ra[key], "fraction"), med(rb[key], "fraction")
+    cpu = lambda ks: statistics.median(float(k["fraction_cpu"]) for k in ks
+                                       if k.get("fraction_cpu") not in (None, ""))
     ratio = frac_b / frac_a if frac_a else float("nan")
+    try:
+        cpu_ratio = "%7.3f" % (cpu(rb[key]) / cpu(ra[key]))
+    except (statistics.StatisticsError, ValueError, ZeroDivisionError):
+        cpu_ratio = "%7s" % "-"
     worst = ratio if worst is None or ratio < worst else worst
-    print("%-44s %-16s %10.3f %10.3f %6.3f %7.3f %7.3f %6.3f%s" % (
+    print("%-44s %-16s %10.3f %10.3f %6.3f %7.3f %7.3f %6.3f %s%s" % (
         key[0][:44], key[1][:16], rate_a, rate_b, rate_b / rate_a if rate_a else float("nan"),
-        frac_a, frac_b, ratio, "  <-- below 0.95" if ratio < 0.95 else ""))
+        frac_a, frac_b, ratio, cpu_ratio, "  <-- below 0.95" if ratio < 0.95 else ""))
 print("\nworst B/A of the fraction: %.3f" % worst if worst is not None else "no common rows")
 PY
