@@ -90,7 +90,9 @@ cfg=(-S . -B build/cuda "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
      -DMINISGD_ENABLE_CUBLAS=ON -DMINISGD_ENABLE_NCCL=ON
      -DNCCL_INCLUDE_DIR="$nccl_dir" -DNCCL_LIBRARY="$CUDA13/lib64/libnccl.so"
      -DMINISGD_ENABLE_TESTS=ON -DMINISGD_TESTS_DEVICE_ONLY=ON -DMINISGD_ENABLE_BENCHMARKS=ON
-     "${launcher[@]}")
+     -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 "${launcher[@]}")
+# (Unity sources, as gcc-openmp and clang-checked: nvcc parses Kokkos' CUDA headers once a unit,
+# not once a source; gcc-serial compiles each source alone.)
 if ! cmake "${cfg[@]}" >"$log" 2>&1; then
   tail -40 "$log"
   echo "GPU build check (b): FAILED to configure (log: $log)" >&2
