@@ -188,7 +188,8 @@ def main():
     failed = 0
     with tempfile.TemporaryDirectory() as work:
         deck = os.path.join(work, "deck.yaml")
-        open(deck, "w").close()  # every key from --set, the rest minisgd's defaults
+        with open(deck, "w") as f:  # every key from --set, the rest minisgd's defaults
+            f.write("{}\n")  # (an empty file is refused: no YAML document)
         for name, loss, x, y in problems(a.heart_scale):
             if name not in a.data or loss not in a.loss:
                 continue
