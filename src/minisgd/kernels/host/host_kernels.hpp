@@ -98,15 +98,6 @@ LossValuesKernel tier_loss_values_kernel();
 
 // The types the tables exist for: M(S, A) for storage S and arithmetic A (SGD's and CA-SGD's
 // steppers, the objective's FP64 margins), M(S, In) for a gather into In.
-#define MINISGD_HOST_ROW_TYPES(M, ...)    \
-  M(__VA_ARGS__, double, double)          \
-  M(__VA_ARGS__, float, float)            \
-  M(__VA_ARGS__, precision::bf16, float)  \
-  M(__VA_ARGS__, precision::fp16, float)  \
-  M(__VA_ARGS__, float, double)           \
-  M(__VA_ARGS__, precision::bf16, double) \
-  M(__VA_ARGS__, precision::fp16, double) \
-  M(__VA_ARGS__, double, float)
 #define MINISGD_HOST_STEP_TYPES(M, ...)   \
   M(__VA_ARGS__, double, double)          \
   M(__VA_ARGS__, float, float)            \
@@ -115,6 +106,8 @@ LossValuesKernel tier_loss_values_kernel();
   M(__VA_ARGS__, float, double)           \
   M(__VA_ARGS__, precision::bf16, double) \
   M(__VA_ARGS__, precision::fp16, double)
+#define MINISGD_HOST_ROW_TYPES(M, ...) \
+  MINISGD_HOST_STEP_TYPES(M, __VA_ARGS__) M(__VA_ARGS__, double, float)
 #define MINISGD_HOST_CAST_TYPES_FROM(M, X, S) \
   M(X, S, double) M(X, S, float) M(X, S, precision::bf16) M(X, S, precision::fp16)
 #define MINISGD_HOST_CAST_TYPES(M, X)                 \
