@@ -97,6 +97,10 @@ constexpr int kWalkedRowValues = 48;
 /// alone leaves the loop waiting.
 constexpr std::int64_t kPrefetchRowsAhead = 2;
 
+/// Nonzeros ahead whose weights the lazily scaled sparse step asks of memory: far enough ahead
+/// to cover a miss to memory at the step's pace, within one batch.
+constexpr std::int64_t kSparsePrefetchValues = 64;
+
 /// Bytes of a page of memory as the prefetchers see it: they stop at its boundaries.
 constexpr std::uintptr_t kPrefetchPageBytes = 4096;
 

@@ -465,13 +465,19 @@ MINISGD_SIMD_INLINE void add_chunk_row(const S* x, std::int64_t stride, std::int
     touch_pages(xi + stride, xi + stride + n);
     for (int c = 0; c < n; ++c) p[c] += xi[c] * ui;
   } else {
-    // Narrow rows, widened here, fetch each line kPrefetchRowsAhead rows ahead.
+    // Narrow rows, widened here, fetch each line kPrefetchRowsAhead rows ahead. The line's
+    // arithmetic is written with the tier's vectors: a loop that the compiler vectorizes
+    // itself loses its prefetches (GCC drops them).
+    using V = VecFor<Isa, A, S>;
     constexpr int kLine = 64 / int(sizeof(S));
+    static_assert(kLine % V::lanes == 0, "a line holds whole vectors");
     const S* const ahead = xi + (i + kPrefetchRowsAhead < rows ? kPrefetchRowsAhead * stride : 0);
+    const V u = V::broadcast(ui);
     int c = 0;
     for (; c + kLine <= n; c += kLine) {
       prefetch_line(ahead + c);
-      for (int l = 0; l < kLine; ++l) p[c + l] += precision::convert<A>(xi[c + l]) * ui;
+      for (int l = 0; l < kLine; l += V::lanes)
+        (V::load(p + c + l) + load<V>(xi + c + l) * u).store(p + c + l);
     }
     for (; c < n; ++c) p[c] += precision::convert<A>(xi[c]) * ui;
   }
