@@ -1,6 +1,7 @@
 #include "minisgd/compress/global_qsgd.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "minisgd/comm/merge_allreduce.hpp"
@@ -10,6 +11,20 @@
 #include "minisgd/precision/bit_rounding.hpp"
 
 namespace minisgd::compress {
+
+namespace {
+/// own[i] += received[i] for n integer codes of type I (unaligned bytes).
+template <class I>
+void add_codes(std::uint8_t* own, const std::uint8_t* received, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    I a, b;
+    std::memcpy(&a, own + i * sizeof(I), sizeof(I));
+    std::memcpy(&b, received + i * sizeof(I), sizeof(I));
+    a = I(a + b);
+    std::memcpy(own + i * sizeof(I), &a, sizeof(I));
+  }
+}
+}  // namespace
 
 GlobalLevels GlobalLevels::of(int bits, int ranks, bool int16_sums) {
   const long long per_rank = ((1ll << (bits - 1)) - 1) / ranks;
@@ -101,12 +116,20 @@ void GlobalQsgd<T>::reduce_levels(const Vector<T>& local, const Vector<T>& sum, 
   const int bytes = levels_.code_bytes;
   encode_levels(form_, local, double(levels_.levels) / scale, levels_.levels, stream_key(seed_, 0),
                 step_, std::uint64_t(comm_.rank()) * d_, bytes, codes_.device.data());
-  // |Σq| ≤ P·L fits the code type by construction (GlobalLevels): the integer sum is exact.
-  void* host = codes_.to_host();
-  const comm::DType type = bytes == 1   ? comm::DType::i8
-                           : bytes == 2 ? comm::DType::i16
-                                        : comm::DType::i32;
-  comm_.allreduce(host, d_, type, comm::Op::sum);
+  // |Σq| ≤ P·L fits the code type by construction (GlobalLevels): the integer sum is exact in
+  // any order, so it runs on the merge collective's bandwidth-optimal schedule at every P (an
+  // MPI library's AllReduce may send more off powers of two: docs/compression_at_size.md).
+  comm::merge_allreduce(comm_, comm::MergeShape::elementwise, codes_.to_host(), d_,
+                        std::size_t(bytes),
+                        [bytes](std::uint8_t* own, const std::uint8_t* received, std::size_t,
+                                std::size_t n, const comm::PlanStep&) {
+                          if (bytes == 1)
+                            add_codes<std::int8_t>(own, received, n);
+                          else if (bytes == 2)
+                            add_codes<std::int16_t>(own, received, n);
+                          else
+                            add_codes<std::int32_t>(own, received, n);
+                        });
   codes_.to_device();
   const std::uint8_t* codes = codes_.device.data();
   const double unit = scale / double(levels_.levels);
@@ -166,13 +189,14 @@ struct GlobalQsgdMethod {
                                            s.seed, s.form);
   }
 
-  /// The maximum, then the codes: summed by the network library's AllReduce, or (exponential
-  /// dithering) merged.
+  /// The maximum, then the codes merged element by element: summed (standard dithering) or
+  /// merged by exponential dithering's rule, one byte each.
   static std::vector<Collective> traffic(const CompressionConfig& c, const Exchange& e) {
-    if (c.global_qsgd.dithering == Dithering::exponential)
-      return {Collective::allreduce(8), Collective::merge(comm::MergeShape::elementwise, e.d, 1)};
-    const double code_bytes = GlobalLevels::of(c.global_qsgd.bits, e.ranks).code_bytes;
-    return {Collective::allreduce(8), Collective::allreduce(code_bytes * e.d)};
+    const double code_bytes = c.global_qsgd.dithering == Dithering::exponential
+                                  ? 1.0
+                                  : GlobalLevels::of(c.global_qsgd.bits, e.ranks).code_bytes;
+    return {Collective::allreduce(8),
+            Collective::merge(comm::MergeShape::elementwise, e.d, code_bytes)};
   }
 
   /// Codes of one byte or more.
