@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Real, shaped network links on one machine (issue 54): one network namespace per MPI rank,
+# Real, shaped network links on one machine: one network namespace per MPI rank,
 # joined by veth pairs through a bridge, each rank's link shaped with tc.
 #
 #   links.sh up P PROFILE              make P rank namespaces + a hub namespace
-#   links.sh run P PROFILE -- PROG...  up, mpirun PROG over TCP only, down (also on failure/kill)
+#   links.sh run P PROFILE -- PROG...  up, mpirun PROG over TCP only, down (also on failure/kill);
+#                                      prints each rank's bytes sent on its link (stderr)
 #   links.sh down [PREFIX]             remove everything made (all msgd-* when no prefix)
 #   links.sh check [PREFIX]            print anything left behind; non-zero if any
 #   links.sh measure [P] PROFILE       bandwidth + latency between two rank namespaces (P unused)
@@ -153,7 +154,16 @@ EOF
   MPIPID=$!
   wait "$MPIPID" || rc=$?
   MPIPID=""
+  wire_bytes "$p" "$prefix"
   return $rc
+}
+
+wire_bytes() {  # P PREFIX: what each rank's interface sent, headers included (stderr, one line)
+  local i line="links.sh: wire bytes sent"
+  for ((i = 0; i < $1; i++)); do
+    line+=" r$i $(ip netns exec "$2-r$i" cat /sys/class/net/msgd0/statistics/tx_bytes)"
+  done
+  echo "$line" >&2
 }
 
 measure() {  # PROFILE: iperf3 (TCP bandwidth) and an MPI ping-pong between r0 and r1
@@ -192,5 +202,5 @@ case "$cmd" in
   down) down "${1:-}" ;;
   check) check "${1:-}" ;;
   measure) [[ $# -ge 1 ]] || die "measure PROFILE"; measure "${@: -1}" ;;
-  *) sed -n '2,12p' "$0"; exit 2 ;;
+  *) sed -n '2,13p' "$0"; exit 2 ;;
 esac

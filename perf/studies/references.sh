@@ -3,15 +3,19 @@
 # runs of the project's own code on one rank where the problem fits this machine, beside the
 # statistical reference of perf/reference_loss.py (the planted model's population loss).
 #
-#   perf/studies/references.sh BUILD [m|weak|all]
+#   perf/studies/references.sh BUILD [m|l|weak|all]
 #
 #   m     the M decks at their size: FP64 SGD (the reference of sgd and ca-sgd: FP64 CA-SGD takes
 #         the same iterates), FP64 compress-none of 3 epochs (the reference of every compressor
 #         but gtopk) and of 6 epochs (gtopk's), and FP64 CA-SGD itself as a check
+#   l     L/ca-sgd at its own size (P = 64: 1 000 000 x 4 096) in FP64 arithmetic on data stored
+#         in fp32 (16.4 GB; FP64 storage, 32.8 GB, does not fit here), and what fp32 storage
+#         moves on M/sgd's problem (against its FP64 reference)
 #   weak  the weak-scaling decks at the sizes of P' = 1, 2, 4 ranks, run on one rank (the data do
 #         not depend on P): the trend of the FP64 loss toward the statistical reference as P grows
 #
-# Needs up to 8.2 GB of memory (M sgd in FP64); a few minutes on two cores. Never run in CI.
+# Needs up to 8.2 GB of memory (M sgd in FP64; l: 17 GB); a few minutes on two cores. Never
+# run in CI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$1 what=${2:-all}
@@ -47,6 +51,13 @@ if [[ $what == m || $what == all ]]; then
   fp64 M-compress-none "$C/M/compress-none.yaml"
   fp64 M-compress-none-6-epochs "$C/M/compress-none.yaml" --set solver.epochs=6
   fp64 M-ca-sgd "$C/M/ca-sgd.yaml"
+fi
+if [[ $what == l || $what == all ]]; then
+  fp64 M-sgd-fp32-data "$C/M/sgd.yaml" --set precision.data=fp32
+  # CA-SGD in FP64 takes SGD's iterates: L/ca-sgd.yaml's problem and step at P = 64, run by SGD.
+  fp64 L-ca-sgd-at-P64-fp32-data "$C/L/sgd.yaml" --set data.synthetic.rows=1000000 \
+    --set data.synthetic.features=4096 --set solver.batch_size=64 \
+    --set solver.step_size.eta0=0.03125 --set precision.data=fp32
 fi
 if [[ $what == weak || $what == all ]]; then
   for P in 1 2 4; do

@@ -94,8 +94,6 @@ class Communicator {
   /// True when the calls take device buffers (NCCL, CUDA-aware MPI): comm/view_collectives.hpp
   /// then hands device views over as they are instead of through a host mirror.
   virtual bool device_buffers() const { return false; }
-  /// False where the backend has no 16-bit integer sum (NCCL): callers pick int32 instead.
-  virtual bool sums_int16() const { return true; }
 
   // Buffers are in the memory space the backend documents (host for MPI, device for NCCL).
   virtual void allreduce(void* buf, std::size_t count, DType t, Op op) = 0;

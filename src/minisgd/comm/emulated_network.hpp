@@ -23,7 +23,6 @@ class EmulatedNetwork final : public Communicator {
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
   bool device_buffers() const override { return inner_->device_buffers(); }
-  bool sums_int16() const override { return inner_->sums_int16(); }
 
   void allreduce(void* buf, std::size_t count, DType t, Op op) override;
   void allgather(const void* send, void* recv, std::size_t count, DType t) override;

@@ -44,7 +44,6 @@ class NcclCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   bool device_buffers() const override { return true; }
-  bool sums_int16() const override { return false; }
   ncclComm_t native() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
 

@@ -26,12 +26,11 @@ void add_codes(std::uint8_t* own, const std::uint8_t* received, std::size_t n) {
 }
 }  // namespace
 
-GlobalLevels GlobalLevels::of(int bits, int ranks, bool int16_sums) {
+GlobalLevels GlobalLevels::of(int bits, int ranks) {
   const long long per_rank = ((1ll << (bits - 1)) - 1) / ranks;
   const long long levels = per_rank < 1 ? 1 : per_rank;
   const long long most = levels * ranks;
   int bytes = most <= INT8_MAX ? 1 : most <= INT16_MAX ? 2 : most <= INT32_MAX ? 4 : 0;
-  if (bytes == 2 && !int16_sums) bytes = 4;
   if (bytes == 0) throw std::invalid_argument("global-qsgd: too many ranks for 32-bit sums");
   return {int(levels), bytes};
 }
@@ -45,7 +44,7 @@ GlobalQsgd<T>::GlobalQsgd(comm::Communicator& comm, std::size_t d, int bits, boo
       bits_(bits),
       exponential_(exponential),
       seed_(seed),
-      levels_(GlobalLevels::of(bits, comm.size(), comm.sums_int16())),
+      levels_(GlobalLevels::of(bits, comm.size())),
       codes_("global_qsgd_codes", d * (exponential ? 1 : levels_.code_bytes)) {}
 
 template <class T>

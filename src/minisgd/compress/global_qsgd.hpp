@@ -6,12 +6,11 @@
 namespace minisgd::compress {
 
 /// Integer levels of standard-dithering Global-QSGD for P ranks: L = ⌊(2^(bits−1)−1)/P⌋ (at
-/// least 1) per rank, and the narrowest integer that holds any sum of P codes, |Σq| ≤ P·L,
-/// among those the communicator can sum (NCCL has no 16-bit integer sum: int32 instead).
+/// least 1) per rank, and the narrowest integer that holds any sum of P codes, |Σq| ≤ P·L.
 struct GlobalLevels {
   int levels;
   int code_bytes;  // 1, 2 or 4
-  static GlobalLevels of(int bits, int ranks, bool int16_sums = true);
+  static GlobalLevels of(int bits, int ranks);
 };
 
 /// Global-QSGD: one global scale M = max over ranks of max|g| (an AllReduce-MAX of one number)
