@@ -161,7 +161,8 @@ EOF
 wire_bytes() {  # P PREFIX: what each rank's interface sent, headers included (stderr, one line)
   local i line="links.sh: wire bytes sent"
   for ((i = 0; i < $1; i++)); do
-    line+=" r$i $(ip netns exec "$2-r$i" cat /sys/class/net/msgd0/statistics/tx_bytes)"
+    line+=" r$i $(ip netns exec "$2-r$i" cat /sys/class/net/msgd0/statistics/tx_bytes 2>/dev/null ||
+                  echo '?')"
   done
   echo "$line" >&2
 }
