@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/app/capabilities.hpp"
 #include "minisgd/app/capability_check.hpp"
 #include "minisgd/app/collective.hpp"
@@ -65,7 +67,7 @@ int run_main(int argc, char** argv) {
     minisgd::check_capabilities(config);
   });
   if (dry_run) {
-    if (root) std::cout << config.resolved.dump(2) << std::endl;
+    if (root) std::cout << config.resolved->dump(2) << std::endl;
     return 0;
   }
   return minisgd::run(config, world, std::cout, std::cerr).exit_code;

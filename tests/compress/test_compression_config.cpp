@@ -36,7 +36,7 @@ TEST(CompressionDeck, ReadsEveryMethodsParameters) {
   EXPECT_DOUBLE_EQ(c.compression.gtopk.density, 0.001);
   EXPECT_DOUBLE_EQ(c.compression.loco.beta, 0.5);
   EXPECT_EQ(c.compression.loco.group_size, 32);
-  EXPECT_EQ(c.resolved["compression"]["qsgd"]["bits"], 8);  // defaults of the others too
+  EXPECT_EQ((*c.resolved)["compression"]["qsgd"]["bits"], 8);  // defaults of the others too
 }
 
 TEST(CompressionDeck, ErrorsNameTheKey) {

@@ -19,8 +19,8 @@ TEST(Deck, ReadsTypedValuesAndDefaults) {
   EXPECT_EQ(c.solver.step_size.schedule, minisgd::Schedule::inverse_time);
   EXPECT_DOUBLE_EQ(c.solver.step_size.decay, 0.01);
   EXPECT_EQ(c.solver.decomposition, minisgd::Decomposition::row);  // default
-  EXPECT_EQ(c.resolved["solver"]["batch_size"], 16);
-  EXPECT_EQ(c.resolved["precision"]["preset"], "fp32");  // defaults are in the resolved deck
+  EXPECT_EQ((*c.resolved)["solver"]["batch_size"], 16);
+  EXPECT_EQ((*c.resolved)["precision"]["preset"], "fp32");  // defaults are in the resolved deck
 }
 
 TEST(Deck, StepSizeMayBeAPlainNumber) {
@@ -59,7 +59,7 @@ TEST(Deck, InterceptMayBeUnregularized) {
   const auto c = deck("model: {intercept: unregularized}");
   EXPECT_TRUE(c.model.intercept);
   EXPECT_TRUE(c.model.free_intercept());
-  EXPECT_EQ(c.resolved["model"]["intercept"], "unregularized");
+  EXPECT_EQ((*c.resolved)["model"]["intercept"], "unregularized");
   EXPECT_FALSE(deck("model: {intercept: true}").model.free_intercept());
   EXPECT_TRUE(minisgd::test::refused(
       "model: {intercept: unregularized}\nsolver: {method: ca-sgd}",

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/perfmodel/step_model.hpp"
 
 namespace minisgd {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <ostream>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "minisgd/config/config.hpp"
 

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/app/capabilities.hpp"
 #include "minisgd/build_info.hpp"
 #include "minisgd/core/kokkos.hpp"

@@ -3,7 +3,7 @@
 // docs/report.schema.json).
 #include <mpi.h>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace minisgd {
 

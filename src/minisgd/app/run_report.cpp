@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/app/collective.hpp"
 #include "minisgd/app/provenance.hpp"
 #include "minisgd/core/profiling.hpp"
@@ -102,7 +104,7 @@ nlohmann::json build_report(const Config& c, const Trained& t, const Verdict& v,
                             comm::MpiCommunicator& world) {
   Region region("minisgd::report");
   nlohmann::json rep = provenance(world.native());
-  rep["deck"] = c.resolved;
+  rep["deck"] = *c.resolved;
   rep["deck_path"] = c.deck_path;
   rep["problem"] = t.problem;
   if (!t.s_auto.is_null()) rep["s_auto"] = t.s_auto;

@@ -3,7 +3,7 @@
 // summary on rank 0 and the output files the deck asks for.
 #include <ostream>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "minisgd/app/train_run.hpp"
 #include "minisgd/app/verdict.hpp"

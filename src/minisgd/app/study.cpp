@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/app/run_report.hpp"
 #include "minisgd/app/train_run.hpp"
 #include "minisgd/app/verdict.hpp"

@@ -6,6 +6,8 @@
 #include <memory>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/app/auto_s.hpp"
 #include "minisgd/app/capabilities.hpp"
 #include "minisgd/app/checkpoint.hpp"

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/compress/record.hpp"
 

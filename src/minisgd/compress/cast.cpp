@@ -1,5 +1,7 @@
 #include "minisgd/compress/cast.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/compress/record.hpp"
 #include "minisgd/precision/storage_types.hpp"

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/compress/form.hpp"

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/compress/record.hpp"
 
 namespace minisgd::compress {

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/compress/dithering.hpp"
 #include "minisgd/compress/magnitude.hpp"

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <iterator>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/compress/record.hpp"
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/compress/magnitude.hpp"
 #include "minisgd/compress/record.hpp"
 

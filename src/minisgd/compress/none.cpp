@@ -1,5 +1,7 @@
 #include "minisgd/compress/none.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/comm/view_collectives.hpp"
 #include "minisgd/compress/record.hpp"
 
@@ -12,6 +14,11 @@ void Dense<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   // AllReduce itself fences where it must read the copy (comm/view_collectives.hpp).
   Kokkos::deep_copy(ExecSpace(), sum, local);
   comm::allreduce(comm_, sum);
+}
+
+template <class T>
+nlohmann::json Dense<T>::describe() const {
+  return {{"method", "none"}};
 }
 
 template class Dense<float>;

@@ -9,7 +9,7 @@ class Dense final : public Compressor<T> {
  public:
   explicit Dense(comm::Communicator& comm) : comm_(comm) {}
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
-  nlohmann::json describe() const override { return {{"method", "none"}}; }
+  nlohmann::json describe() const override;
   void state(StateArchive&) override {}  // stateless
 
  private:

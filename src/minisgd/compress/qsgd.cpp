@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/compress/dithering.hpp"
 #include "minisgd/compress/record.hpp"
 #include "minisgd/core/ordered_sum.hpp"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/compress/record.hpp"
 
 namespace minisgd::compress {

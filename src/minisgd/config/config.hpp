@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "minisgd/config/compression.hpp"
+#include "minisgd/core/json_value.hpp"
 #include "minisgd/core/vocabulary.hpp"
 #include "minisgd/precision/plan.hpp"
 
@@ -233,7 +232,7 @@ struct Config {
   CommConfig comm;
   OutputConfig output;
   ValidationConfig validation;
-  nlohmann::json resolved;  // every key with the value in force, defaults included
+  JsonValue resolved;  // every key with the value in force, defaults included
   std::string deck_path;
   /// Where each key came from: "deck.yaml:12: solver.s" or "--set solver.s" (fail_key).
   std::map<std::string, std::string> where;

@@ -431,7 +431,7 @@ Config parse_deck(const std::string& yaml_text, const std::string& origin,
 
   Config c;
   c.deck_path = origin;
-  DeckSection top(root, "", origin, &c.resolved, &overridden, &c.where);
+  DeckSection top(root, "", origin, &*c.resolved, &overridden, &c.where);
   read_run(top.section("run"), c.run);
   read_data(top.section("data"), c.data);
   read_model(top.section("model"), c.model);

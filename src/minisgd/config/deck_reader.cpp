@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/core/errors.hpp"
 
 namespace minisgd {

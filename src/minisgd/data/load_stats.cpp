@@ -4,6 +4,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace minisgd {
 
 std::uint64_t peak_resident_bytes() {

@@ -2,7 +2,7 @@
 // What loading the data cost this rank, and the report's "data_load" section.
 #include <cstdint>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "minisgd/comm/communicator.hpp"
 

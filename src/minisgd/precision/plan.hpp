@@ -11,7 +11,7 @@
 #include <array>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "minisgd/core/names.hpp"
 #include "minisgd/precision/format_spec.hpp"

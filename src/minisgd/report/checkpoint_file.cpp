@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/core/errors.hpp"
 #include "minisgd/data/binary_format.hpp"
 #include "minisgd/version.hpp"
@@ -33,7 +35,7 @@ std::string first_difference(const nlohmann::json& there, const nlohmann::json& 
 
 CheckpointIdentity checkpoint_identity(const Config& c, int ranks) {
   CheckpointIdentity id;
-  id.deck = c.resolved;
+  id.deck = *c.resolved;
   id.deck.erase("output");
   if (id.deck.contains("run")) id.deck["run"].erase("restart");
   if (id.deck.contains("solver")) id.deck["solver"].erase("time_limit");

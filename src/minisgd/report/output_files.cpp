@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/core/atomic_file.hpp"
 
 namespace minisgd {

@@ -3,7 +3,7 @@
 #include <ostream>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "minisgd/config/config.hpp"
 #include "minisgd/report/history.hpp"

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace minisgd {
 
 double Timers::seconds(std::string_view phase) const {

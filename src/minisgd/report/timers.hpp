@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "minisgd/comm/communicator.hpp"
 #include "minisgd/core/kokkos.hpp"

@@ -2,6 +2,8 @@
 
 #include <KokkosBlas1_scal.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "minisgd/comm/view_collectives.hpp"
 #include "minisgd/core/huge_pages.hpp"
 #include "minisgd/kernels/glm_kernels.hpp"

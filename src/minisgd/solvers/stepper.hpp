@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/core/state_archive.hpp"
@@ -41,9 +41,9 @@ class Stepper {
   /// optimizer, compressor, averaging, counters that key rounding).
   virtual void state(StateArchive& a) = 0;
   /// The gradient compressor in force, with its parameters, for the report.
-  virtual nlohmann::json compression() const { return {{"method", "none"}}; }
+  virtual nlohmann::json compression() const;  // {"method": "none"} by default
   /// The kernel paths the method took (CA-SGD: which library formed the Gram), for the report.
-  virtual nlohmann::json kernels() const { return nlohmann::json::object(); }
+  virtual nlohmann::json kernels() const;  // {} by default
 };
 
 }  // namespace minisgd
