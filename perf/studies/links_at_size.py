@@ -40,6 +40,17 @@ PROFILES = {"1g": (50.0, 0.125), "10g": (10.0, 1.25), "100g": (2.0, 12.5)}  # us
 WIRE = re.compile(r"links\.sh: wire bytes sent((?: r\d+ \d+)+)")
 
 
+def problem_sets(features, rows, epochs):
+    """The --set overrides that size the study's problem (the deck's d, rows and epochs)."""
+    return [f"data.synthetic.features={features}", f"data.synthetic.rows={rows}",
+            f"solver.epochs={epochs}"]
+
+
+def method_sets(method):
+    """The --set overrides of one method (gTop-k without its density warm-up)."""
+    return [f"compression.method={method}"] + EXTRA.get(method, [])
+
+
 def on_links(build, P, profile, sets, report):
     """Runs the deck on shaped links; returns (report, [bytes each rank's link sent])."""
     cmd = [LINKS, "run", str(P), profile, "--", os.path.join(build, "src", "minisgd"), DECK,
@@ -55,8 +66,7 @@ def on_links(build, P, profile, sets, report):
 
 
 def time_mode(a, tmp):
-    base = [f"data.synthetic.features={a.features}", f"data.synthetic.rows={a.rows}",
-            f"solver.epochs={a.epochs}"]
+    base = problem_sets(a.features, a.rows, a.epochs)
     report = os.path.join(tmp, "r.json")
     dense = run_report(a.build, DECK, a.ranks, base + ["compression.method=none"], report)
     ref = dense["result"]["final_loss"]
@@ -66,7 +76,7 @@ def time_mode(a, tmp):
 
     def run(job):
         net, m = job
-        sets = base + [f"compression.method={m}"] + EXTRA.get(m, [])
+        sets = base + method_sets(m)
         if net == "links":
             r, _ = on_links(a.build, a.ranks, a.profile, sets, report)
         else:
