@@ -31,8 +31,8 @@ TEST(CompressionDecks, RunValidAndStayCloseToDense) {
     EXPECT_TRUE(o.valid) << name << ": " << o.report["result"]["verdict"];
     EXPECT_EQ(o.report["compression"]["method"], to_string(c.compression.method)) << name;
 
-    const std::string settings =
-        (*c.resolved)["data"].dump() + (*c.resolved)["model"].dump() + (*c.resolved)["solver"].dump();
+    const std::string settings = (*c.resolved)["data"].dump() + (*c.resolved)["model"].dump() +
+                                 (*c.resolved)["solver"].dump();
     if (!dense_loss.count(settings)) {
       overrides.push_back("compression.method=none");
       dense_loss[settings] = test::run_quiet(load_deck(path.string(), overrides)).result.final_loss;

@@ -66,7 +66,7 @@ TEST(Plan, DeckKnobsOverrideThePreset) {
   EXPECT_EQ(c.precision.plan[Knob::data].format, Format::bf16);
   EXPECT_EQ(c.precision.plan.rounding, Rounding::stochastic);
   EXPECT_EQ((*c.resolved)["precision"]["gram_wire"], "fp16");
-  EXPECT_EQ((*c.resolved)["precision"]["data"], "bf16");        // the preset's value is recorded too
+  EXPECT_EQ((*c.resolved)["precision"]["data"], "bf16");     // the preset's value is recorded too
   EXPECT_EQ(c.solver.decomposition, Decomposition::column);  // ca-sgd's default
 }
 

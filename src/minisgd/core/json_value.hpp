@@ -1,7 +1,7 @@
 #pragma once
 // A JSON value held by pointer, so that a struct can carry one (Config's resolved deck) while
-// its header includes only <nlohmann/json_fwd.hpp>: json.hpp takes about a second to parse, and
-// most translation units never read the value.
+// its header includes only the JSON library's json_fwd.hpp: json.hpp takes about a second to
+// parse, and most translation units never read the value.
 #include <memory>
 
 #include <nlohmann/json_fwd.hpp>
