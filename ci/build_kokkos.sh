@@ -7,7 +7,8 @@
 #   ci/build_kokkos.sh cuda     -> $MINISGD_CACHE/kokkos-cuda    (Serial + CUDA 11.8, sm_80; compile-only here)
 #
 # MINISGD_KOKKOS_FETCH_ONLY=1: only download what the build needs (the sources and, for cuda, the
-# toolkit) and return; ci/test.sh runs that in the background while the first stage compiles.
+# toolkit) and return; ci/test.sh runs that in the background while the first stage compiles,
+# then the builds themselves at the lowest priority.
 #
 # Why: Debian ships Kokkos 3.4.01 with the Serial backend only; a race in a
 # team kernel is invisible on Serial, and CUDA code must at least compile.

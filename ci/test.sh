@@ -107,7 +107,6 @@ gcc_serial() { build_and_test gcc-serial -DCMAKE_CXX_COMPILER=g++ && install_che
 
 gcc_openmp() {
   local prefix
-  prefetched
   prefix=$(ci/build_kokkos.sh openmp | tail -n 1) || return 1
   # Header self-containment is a property of the sources, not of the backend: gcc-serial checks
   # it. So is the handling of input, outputs and signals (the CLI tests labelled "input": the
@@ -124,7 +123,6 @@ gcc_openmp() {
 
 clang_checked() {
   local prefix san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-  prefetched
   prefix=$(ci/build_kokkos.sh serial-checked | tail -n 1) || return 1
   # Open MPI's runtime leaks by design: leak checking off; every other report fails the test.
   # -O2 with assertions on (no NDEBUG). The deck-level runs of every compressor
@@ -155,22 +153,37 @@ want deps && stage deps ci/install_deps.sh
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 # On a cold machine the later stages first download Debian's trilinos sources (Kokkos) and the
-# CUDA toolkit: network and disk, not CPU. Fetched in the background while gcc-serial compiles;
-# a stage that needs them waits (build_kokkos.sh holds a lock), and a failed fetch is retried
-# there with its own error.
-prefetch_pid=
-if want gpu && [[ ${MINISGD_GPU_CHECK:-all} == all ]]; then prefetch=cuda
-elif want gcc-openmp || want clang-checked; then prefetch=openmp
-else prefetch=; fi
-if [[ -n $prefetch ]]; then
-  MINISGD_KOKKOS_FETCH_ONLY=1 ci/build_kokkos.sh "$prefetch" > build/prefetch.log 2>&1 &
-  prefetch_pid=$!
+# CUDA toolkit (network and disk), then build a Kokkos for each (about 5 minutes of CPU). Both
+# run in the background from here: the downloads while gcc-serial compiles, the Kokkos builds
+# at the lowest CPU priority, mostly while gcc-serial's tests leave a core idle (they wait on
+# process start-up much of the time). build_kokkos.sh's lock lets one builder at a time into the
+# cache and its stamp makes a finished build a no-op, so a stage that needs a Kokkos the
+# background has not built yet builds or waits for it itself, and a failed background build is
+# retried there with its own error.
+background_pid=
+background_kokkos() {
+  local first=$1; shift
+  MINISGD_KOKKOS_FETCH_ONLY=1 ci/build_kokkos.sh "$first" || true
+  for backend in "$@"; do nice -n 19 ci/build_kokkos.sh "$backend" || true; done
+}
+backends=()
+want gcc-openmp && backends+=(openmp)
+want clang-checked && backends+=(serial-checked)
+want gpu && [[ ${MINISGD_GPU_CHECK:-all} == all ]] && backends+=(cuda)
+if ((${#backends[@]})); then
+  # the CUDA fetch takes the trilinos sources too
+  if [[ " ${backends[*]} " == *" cuda "* ]]; then first=cuda; else first=${backends[0]}; fi
+  set -m  # a process group of its own, so that an early exit stops its builds too
+  background_kokkos "$first" "${backends[@]}" > build/prefetch.log 2>&1 &
+  background_pid=$!
+  set +m
+  trap 'kill -- -"$background_pid" 2>/dev/null || true; print_summary' EXIT
 fi
-prefetched() {  # waits for the background fetch; prints its outcome once
-  [[ -n $prefetch_pid ]] || return 0
-  wait "$prefetch_pid" && echo "prefetch: $(tail -n 2 build/prefetch.log | head -n 1)" ||
-    { echo "prefetch failed (the build retries it):"; tail -n 5 build/prefetch.log; }
-  prefetch_pid=
+prefetched() {  # after the last stage: the background's outcome, once
+  [[ -n $background_pid ]] || return 0
+  wait "$background_pid" || true
+  grep -E '^build_kokkos: .*(fetched|done|cached|FAILED)' build/prefetch.log | sed 's/^/background: /'
+  background_pid=
 }
 
 # ---- static checks (fast: before anything is built) ------------------------------------------
@@ -184,6 +197,6 @@ want gcc-serial && stage gcc-serial gcc_serial
 want gcc-openmp && stage gcc-openmp gcc_openmp
 want clang-checked && stage clang-checked clang_checked
 # CUDA build of minisgd, compiled and linked, nothing run (no GPU here): docs/gpu.md.
-want gpu && { prefetched; stage gpu ci/gpu_build_check.sh; }
+want gpu && stage gpu ci/gpu_build_check.sh
 prefetched
 exit 0
