@@ -8,6 +8,13 @@
 // process right after the benchmark (of_triad_cpu: the same in CPU seconds). in_cache_ns/nnz:
 // the step's time per nonzero on one batch that stays in cache. Shapes: 0/b rcv1-like, 1/b
 // url-like.
+//
+// The triad roofline books a gathered weight as sizeof(A) streamed bytes, but each weight is a
+// random access: a line from L2 on rcv1-like rows, from L3 or memory on url-like ones. So the
+// step is also set against its own accesses alone, in this process, on the same index stream:
+// access_ns/nnz is a pass that reads w(j) for every index j (the margins' reads) plus a pass
+// that adds to w(j) (the update's read-modify-write), with no values, no arithmetic to speak of
+// and no dependence between rows; of_access is that over the step's time.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -62,6 +69,34 @@ SparseRows<S> share(int kind, std::int64_t& rows_out, std::int64_t& features) {
   return X;
 }
 
+/// Seconds per nonzero of the step's weight accesses alone over X's whole index stream: one
+/// pass of reads w(j) (four independent sums) and one of increments w(j) += c, best of three.
+template <class S, class A>
+double access_seconds_per_nnz(const SparseRows<S>& X, const Vector<A>& v) {
+  const std::int32_t* const col = X.entries.data();
+  A* const w = v.data();
+  const std::int64_t nnz = std::int64_t(X.entries.extent(0)) / 4 * 4;
+  double best_read = 1e30, best_update = 1e30;
+  A sink = A(0);
+  for (int rep = 0; rep < 3; ++rep) {
+    Kokkos::Timer read_clock;
+    A s0 = A(0), s1 = A(0), s2 = A(0), s3 = A(0);
+    for (std::int64_t k = 0; k < nnz; k += 4) {
+      s0 += w[col[k]];
+      s1 += w[col[k + 1]];
+      s2 += w[col[k + 2]];
+      s3 += w[col[k + 3]];
+    }
+    best_read = kmin(best_read, read_clock.seconds());
+    sink += (s0 + s1) + (s2 + s3);
+    Kokkos::Timer update_clock;
+    for (std::int64_t k = 0; k < nnz; ++k) w[col[k]] += A(1e-30);
+    best_update = kmin(best_update, update_clock.seconds());
+  }
+  benchmark::DoNotOptimize(sink);
+  return (best_read + best_update) / double(nnz);
+}
+
 template <class S, class A>
 void BM_SparseStep(benchmark::State& state) {
   if constexpr (!kHostMemory) {
@@ -102,6 +137,7 @@ void BM_SparseStep(benchmark::State& state) {
         double(cached) * double(X.row_map(b) - X.row_map(0)) / cached_clock.seconds();
     const double samples = double(state.iterations()) * double(b);
     const double bytes = double(nnz) * double(sizeof(S) + 4 + sizeof(A)) + 16.0 * samples;
+    const double access_ns = access_seconds_per_nnz(X, v) * 1e9;
     const perf::Bandwidth triad = perf::triad_now();
     state.counters["samples/s"] = samples / wall;
     state.counters["GB/s"] = bytes / wall * 1e-9;
@@ -110,6 +146,8 @@ void BM_SparseStep(benchmark::State& state) {
     state.counters["nnz/row"] = double(nnz) / samples;
     state.counters["ns/nnz"] = wall / double(nnz) * 1e9;
     state.counters["in_cache_ns/nnz"] = 1e9 / cached_nnz_per_s;
+    state.counters["access_ns/nnz"] = access_ns;
+    state.counters["of_access"] = access_ns / (wall / double(nnz) * 1e9);
     state.SetLabel(state.range(0) == 0 ? "rcv1-like" : "url-like");
   }
 }
