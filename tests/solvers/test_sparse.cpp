@@ -305,6 +305,27 @@ TEST(Sparse, HashedFileTrainsTheSameDenseAndSparse) {
   EXPECT_TRUE(test::refused("data: {hash_bits: 4}\n", "data.source: libsvm"));
 }
 
+// auto chooses CA-SGD's layout by its own density, kCaSgdSparseDensity (1%), under which the
+// sparse Gram is the faster: a 2% file stays dense (SGD's auto stores it sparse), a 0.5% one is
+// stored sparse.
+TEST(Sparse, AutoChoosesCaSgdLayoutByItsOwnDensity) {
+  const std::string two_percent = sparse_file("logistic");
+  const std::string half_percent = ::testing::TempDir() + "sparse_half_percent.libsvm";
+  if (test::world_rank() == 0) {
+    std::ofstream out(half_percent);
+    for (int r = 0; r < 90; ++r)  // three columns of 760 a row, increasing
+      out << (r % 3 ? 1 : -1) << " " << 1 + r << ":0.5 " << 300 + 3 * r << ":-1 " << 670 + r
+          << ":0.25\n";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const char* ca = "method: ca-sgd, s: 4, step_size: 0.05";
+  const RunOutcome dense = run_quiet(deck(file_deck(two_percent, "logistic", "auto", ca)));
+  const RunOutcome sparse = run_quiet(deck(file_deck(half_percent, "logistic", "auto", ca)));
+  EXPECT_EQ(dense.report["problem"]["layout"], "dense");
+  EXPECT_EQ(sparse.report["problem"]["layout"], "sparse");
+  EXPECT_LT(sparse.result.final_loss, sparse.result.initial_loss);
+}
+
 // A sparse binary file (minisgd-convert --layout sparse) and the cache next to the text train to
 // the text's weights: sparse storage in both decompositions, and dense storage (CA-SGD) from
 // the same CSR cache. The cache of data that auto stores sparse is CSR.

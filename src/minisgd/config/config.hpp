@@ -87,7 +87,7 @@ constexpr bool sparse_kind(SyntheticKind k) {
 }
 
 /// data.layout: how a rank stores its share. auto: sparse when the data's density is under
-/// kSparseDensity (docs/data.md), else dense.
+/// kSparseDensity (CA-SGD: kCaSgdSparseDensity; docs/data.md), else dense.
 enum class Layout { automatic, dense, sparse };
 constexpr NameTable<Layout, 3> names(Layout) {
   return {{{Layout::automatic, "auto"}, {Layout::dense, "dense"}, {Layout::sparse, "sparse"}}};

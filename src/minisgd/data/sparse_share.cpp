@@ -9,14 +9,18 @@
 namespace minisgd {
 
 Layout storage_layout(const Config& c) {
-  const bool needs_dense =
-      c.solver.method == Method::ca_sgd || c.data.standardize != Standardize::none;
+  const bool needs_dense = c.data.standardize != Standardize::none;
   return c.data.layout == Layout::automatic && needs_dense ? Layout::dense : c.data.layout;
 }
 
-bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features) {
+double sparse_density(const Config& c) {
+  return c.solver.method == Method::ca_sgd ? kCaSgdSparseDensity : kSparseDensity;
+}
+
+bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features,
+                   double density) {
   if (layout != Layout::automatic) return layout == Layout::sparse;
-  return entries < kSparseDensity * double(rows) * double(std::max<std::int64_t>(features, 1));
+  return entries < density * double(rows) * double(std::max<std::int64_t>(features, 1));
 }
 
 std::vector<std::int64_t> count_blocks(const Partition& p) {

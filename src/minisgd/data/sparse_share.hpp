@@ -19,13 +19,24 @@ namespace minisgd {
 /// a wider vector unit.
 inline constexpr double kSparseDensity = 0.1;
 
+/// data.layout: auto stores CA-SGD's share sparse below this density. Its dense Gram is a
+/// library GEMM, the sparse one a merge of each pair of rows' column lists: one core, fp32,
+/// b = 32, d = 2 000, s = 4 and 16: about even at 1%, the sparse Gram 1.6–2.5× as fast at
+/// 0.5% and 6–9× at 0.2% (docs/data.md, "Which layout").
+inline constexpr double kCaSgdSparseDensity = 0.01;
+
 /// The layout a run asks of its data: data.layout, where `auto` is dense for standardizing (which
-/// needs it) and for CA-SGD (whose dense Gram is a library GEMM; where the sparse one, pair by
-/// pair, overtakes it is not measured), and otherwise chooses by density (stores_sparse).
+/// needs it) and otherwise chooses by density (stores_sparse).
 Layout storage_layout(const Config& c);
 
-/// Whether a share of data with `entries` nonzeros in rows × features is stored sparse.
-bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features);
+/// The density under which `auto` stores the run's share sparse: kCaSgdSparseDensity for
+/// CA-SGD, else kSparseDensity.
+double sparse_density(const Config& c);
+
+/// Whether a share of data with `entries` nonzeros in rows × features is stored sparse, `auto`
+/// choosing sparse under `density` (nonzeros / (rows · features)).
+bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features,
+                   double density = kSparseDensity);
 
 /// The boundaries of the ranks' column blocks, P + 1 of them (one block, [0, cols), in the row
 /// decomposition): what each rank's entry counts are per row.

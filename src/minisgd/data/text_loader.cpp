@@ -285,7 +285,8 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
       path + " (" + std::to_string(t.at.rows) + " x " + std::to_string(t.features) + ")";
   std::vector<std::int64_t> position =
       shuffled_positions(t.at.rows, c.run.seed, training && c.data.shuffle);
-  const bool sparse = stores_sparse(storage_layout(c), double(t.at.entries), t.at.rows, t.features);
+  const bool sparse = stores_sparse(storage_layout(c), double(t.at.entries), t.at.rows, t.features,
+                                    sparse_density(c));
   if (sparse) {
     const std::vector<std::int64_t> counts = route_row_counts(
         ds.part, position, t.at.first_row,
@@ -302,7 +303,8 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
   std::unique_ptr<BinaryWriter<T>> cache;
   if (!cache_path.empty()) {
     // CSR where this run stores the data sparse or where auto would: the same cache then
-    // serves a run that stores the data dense (CA-SGD), and a dense cache is dense data.
+    // serves a run that stores the data dense (CA-SGD from 1% to 10%, standardizing), and a
+    // dense cache is dense data.
     const bool csr =
         sparse || stores_sparse(Layout::automatic, double(t.at.entries), t.at.rows, t.features);
     try {  // a cache that cannot be written (read-only data directory) is not an error
