@@ -4,7 +4,8 @@
 # (a log per step, plus the JSON and PNG files the perf scripts write); the summary lines go
 # to stdout.
 #
-#   1 tests     the GPU-facing tests (device kernels bit for bit, CA-SGD, cuBLAS Gram, SGD)
+#   1 tests     the GPU-facing tests (device kernels bit for bit, CA-SGD, cuBLAS Gram, SGD,
+#               the CSR kernels)
 #   2 launches  kernel launches, deep copies and fences per SGD step and CA-SGD outer step
 #   3 machine   perf/calibrate at one rank: this node's machine file (step 4's model too)
 #   4 decks     the five paper problems at one rank: FP32 SGD, bf16 SGD, mixed CA-SGD, medians
@@ -36,7 +37,7 @@ py=${PYTHON:-python3}
 export build out py paper  # for the functions that run under timeout
 start=$(date +%s)
 left() { echo $((deadline - ($(date +%s) - start))); }
-gpu_tests='^test_(sgd_kernels|ca_sgd_kernels|ca_sgd|gpu|gram|sgd)(\.np[0-9])?$'
+gpu_tests='^test_(sgd_kernels|ca_sgd_kernels|ca_sgd|gpu|gram|sgd|sparse)(\.np[0-9])?$'
 paper=$root/input_decks/paper/small
 
 # step N NAME LIMIT_S COMMAND...: runs the command (or a function of this script) with at most
