@@ -12,6 +12,14 @@ set(MINISGD_HAVE_CUDA OFF)
 if(Kokkos_ENABLE_CUDA OR "CUDA" IN_LIST Kokkos_DEVICES)
   set(MINISGD_HAVE_CUDA ON)
 endif()
+# MINISGD_DEVICE_BUILD: Kokkos runs the kernels on a device (CUDA, HIP or SYCL), so the host
+# loops' wider vector tiers would never run (cmake/MinisgdSimd.cmake).
+set(MINISGD_DEVICE_BUILD ${MINISGD_HAVE_CUDA})
+foreach(_device HIP SYCL)
+  if(Kokkos_ENABLE_${_device} OR _device IN_LIST Kokkos_DEVICES)
+    set(MINISGD_DEVICE_BUILD ON)
+  endif()
+endforeach()
 
 set(_cublas_default OFF)
 set(_nccl_default OFF)

@@ -3,6 +3,7 @@
 #            x86-64 with GCC 12+ or Clang, generic, AVX2 and AVX-512, the widest that the CPU
 #            runs chosen at run time (within MINISGD_ARCH's target when that is set);
 #   generic  the generic tier alone (what CI uses to test it on any CPU).
+# A device build (CUDA, HIP, SYCL: cmake/MinisgdGpu.cmake) compiles the generic tier alone.
 # Results: MINISGD_SIMD_SOURCES (the tiers' translation units), MINISGD_SIMD_OPTIONS (their
 # compile options) and MINISGD_SIMD_DEFINITIONS (for the sources that choose a tier: which tiers
 # are there); src/CMakeLists.txt applies them.
@@ -16,7 +17,7 @@ set(_simd_dir ${PROJECT_SOURCE_DIR}/src/minisgd/kernels/host)
 set(MINISGD_SIMD_SOURCES ${_simd_dir}/dispatch.cpp ${_simd_dir}/tier_generic.cpp)
 set(MINISGD_SIMD_DEFINITIONS "")
 set(MINISGD_SIMD_TIERS generic)
-if(MINISGD_SIMD STREQUAL "auto" AND NOT MINISGD_HAVE_CUDA AND
+if(MINISGD_SIMD STREQUAL "auto" AND NOT MINISGD_DEVICE_BUILD AND
    CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND
    (CMAKE_CXX_COMPILER_ID MATCHES "Clang" OR
     (CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12)))

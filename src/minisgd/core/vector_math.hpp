@@ -20,7 +20,11 @@ template <class To, class From>
 KOKKOS_INLINE_FUNCTION To bit_cast(From x) {
   static_assert(sizeof(To) == sizeof(From));
   To out;
+#if defined(__HIP_DEVICE_COMPILE__)
+  __builtin_memcpy(&out, &x, sizeof out);  // (HIP declares std::memcpy for the host only)
+#else
   std::memcpy(&out, &x, sizeof out);
+#endif
   return out;
 }
 

@@ -6,14 +6,13 @@
 // centred and scaled to variance feature_scale². The true weights w* are multiples of
 // w_scale·2^-16, so a row's margin x·w* is an exact integer sum: the partial margins of a
 // column decomposition add up to the same integer, hence the same label, at every P.
-#include <Random123/philox.h>
-
 #include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "minisgd/config/config.hpp"
 #include "minisgd/core/kokkos.hpp"
+#include "minisgd/core/random123.hpp"
 
 namespace minisgd {
 

@@ -4,8 +4,7 @@
 
 #include <cstdint>
 
-#include <Random123/philox.h>
-
+#include "minisgd/core/random123.hpp"
 #include "minisgd/core/simd/fixed_avx512.hpp"
 #include "minisgd/precision/bits.hpp"
 

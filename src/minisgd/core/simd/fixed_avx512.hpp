@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include <Random123/philox.h>
+#include "minisgd/core/random123.hpp"
 
 namespace minisgd::simd {
 
