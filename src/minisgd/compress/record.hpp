@@ -65,9 +65,11 @@ struct CompressorRecord {
 
 /// The record of a method whose parts are M's static members: `make<T>(config, setup)`,
 /// `traffic(config, exchange)`, `bytes_held(config, exchange)` and `merges`. (A struct of its
-/// own per method, as the sources of compress/ may be compiled as one unity source.)
+/// own per method, as the sources of compress/ may be compiled as one unity source.) Not
+/// constexpr: HIP's clang emits a constant-initialized namespace-scope `const` for the device
+/// too, where these host functions do not exist; the records are read only after main starts.
 template <class M>
-constexpr CompressorRecord record_of() {
+CompressorRecord record_of() {
   return {M::template make<float>, M::template make<double>, M::traffic, M::bytes_held, M::merges};
 }
 
