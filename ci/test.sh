@@ -178,11 +178,12 @@ if ((${#backends[@]})); then
   background_pid=$!
   set +m
   trap 'kill -- -"$background_pid" 2>/dev/null || true; print_summary' EXIT
+  trap 'exit 143' TERM HUP INT  # (so that a killed run also stops the background's builds)
 fi
 prefetched() {  # after the last stage: the background's outcome, once
   [[ -n $background_pid ]] || return 0
   wait "$background_pid" || true
-  grep -E '^build_kokkos: .*(fetched|done|cached|FAILED)' build/prefetch.log | sed 's/^/background: /'
+  grep -E '^build_kokkos: .*(fetched|done|cached|FAILED)' build/prefetch.log | sed 's/^/background: /' || true
   background_pid=
 }
 

@@ -67,8 +67,9 @@ def table(by_name):
                              else "roofline (triad)" if kernel.startswith("BM_SparseStep") else "triad",
                              fraction=b["of_triad"],
                              fraction_cpu=b["of_triad_cpu"], extra=(of_copy(b) + (
-                                 "; %.3g samples/s, %.1f ns/nnz, in cache %.1f; its accesses alone %.1f (%.2f of them)" % (
-                                     b["samples/s"], b["ns/nnz"], b["in_cache_ns/nnz"], b["access_ns/nnz"], b["of_access"])
+                                 "; %.3g samples/s, %.1f ns/nnz, in cache %.1f" % (b["samples/s"], b["ns/nnz"], b["in_cache_ns/nnz"])
+                                 + ("; its accesses alone %.1f, %.2f of the roofline" % (b["access_ns/nnz"], b["access_of_triad"])
+                                    if "access_of_triad" in b else "")
                                  if "ns/nnz" in b else "")).lstrip("; ")))
         elif kernel.startswith("BM_Gram") or kernel.startswith("BM_Sgemm"):
             s = shape(name)

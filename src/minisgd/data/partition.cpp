@@ -1,7 +1,5 @@
 #include "minisgd/data/partition.hpp"
 
-#include <Random123/philox.h>
-
 #include <numeric>
 #include <utility>
 

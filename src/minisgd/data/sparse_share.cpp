@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "minisgd/core/errors.hpp"
+#include "minisgd/core/kokkos.hpp"
 #include "minisgd/data/share.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
@@ -14,7 +15,8 @@ Layout storage_layout(const Config& c) {
 }
 
 double sparse_density(const Config& c) {
-  return c.solver.method == Method::ca_sgd ? kCaSgdSparseDensity : kSparseDensity;
+  if (c.solver.method != Method::ca_sgd) return kSparseDensity;
+  return kHostMemory ? kCaSgdSparseDensity : 0.0;
 }
 
 bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features,

@@ -19,10 +19,12 @@ namespace minisgd {
 /// a wider vector unit.
 inline constexpr double kSparseDensity = 0.1;
 
-/// data.layout: auto stores CA-SGD's share sparse below this density. Its dense Gram is a
-/// library GEMM, the sparse one a merge of each pair of rows' column lists: one core, fp32,
-/// b = 32, d = 2 000, s = 4 and 16: about even at 1%, the sparse Gram 1.6–2.5× as fast at
-/// 0.5% and 6–9× at 0.2% (docs/data.md, "Which layout").
+/// data.layout: auto stores CA-SGD's share sparse below this density, on host backends. Its
+/// dense Gram is a library GEMM, the sparse one a merge of each pair of rows' column lists:
+/// one core, fp32, b = 32, d = 2 000, s = 4 and 16, a run on sparse storage is 0.65–1.08× as
+/// fast as on dense at 1%, 1.6–2.5× at 0.5% and 6–9× at 0.2% (docs/data.md, "Which layout").
+/// On a device, where the dense Gram is cuBLAS's or a team kernel's, the crossover is not
+/// measured: auto keeps CA-SGD dense there.
 inline constexpr double kCaSgdSparseDensity = 0.01;
 
 /// The layout a run asks of its data: data.layout, where `auto` is dense for standardizing (which
@@ -30,7 +32,7 @@ inline constexpr double kCaSgdSparseDensity = 0.01;
 Layout storage_layout(const Config& c);
 
 /// The density under which `auto` stores the run's share sparse: kCaSgdSparseDensity for
-/// CA-SGD, else kSparseDensity.
+/// CA-SGD on a host backend (0 on a device), else kSparseDensity.
 double sparse_density(const Config& c);
 
 /// Whether a share of data with `entries` nonzeros in rows × features is stored sparse, `auto`
