@@ -212,7 +212,7 @@ Dataset<T> load_csr(const Config& c, const std::string& path, bool training, std
     damaged = !why.empty();
     return why;
   };
-  if (stores_sparse(storage_layout(c), double(h.entries), h.rows, h.features, sparse_density(c))) {
+  if (stores_sparse(c, double(h.entries), h.rows, h.features)) {
     // A first pass counts each of this rank's rows' entries in every rank's column block, so
     // that the share is allocated once at its size; the second routes the rows into it.
     const std::vector<std::int64_t> bounds = count_blocks(ds.part);

@@ -25,6 +25,10 @@ bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_
   return entries < density * double(rows) * double(std::max<std::int64_t>(features, 1));
 }
 
+bool stores_sparse(const Config& c, double entries, std::int64_t rows, std::int64_t features) {
+  return stores_sparse(storage_layout(c), entries, rows, features, sparse_density(c));
+}
+
 std::vector<std::int64_t> count_blocks(const Partition& p) {
   if (p.decomposition == Decomposition::row) return {0, p.cols};
   std::vector<std::int64_t> bounds;

@@ -40,6 +40,9 @@ double sparse_density(const Config& c);
 bool stores_sparse(Layout layout, double entries, std::int64_t rows, std::int64_t features,
                    double density = kSparseDensity);
 
+/// Whether this run stores such a share sparse: storage_layout(c) at sparse_density(c).
+bool stores_sparse(const Config& c, double entries, std::int64_t rows, std::int64_t features);
+
 /// The boundaries of the ranks' column blocks, P + 1 of them (one block, [0, cols), in the row
 /// decomposition): what each rank's entry counts are per row.
 std::vector<std::int64_t> count_blocks(const Partition& p);

@@ -285,8 +285,7 @@ Dataset<T> load_libsvm(const Config& c, const std::string& path, bool training,
       path + " (" + std::to_string(t.at.rows) + " x " + std::to_string(t.features) + ")";
   std::vector<std::int64_t> position =
       shuffled_positions(t.at.rows, c.run.seed, training && c.data.shuffle);
-  const bool sparse = stores_sparse(storage_layout(c), double(t.at.entries), t.at.rows, t.features,
-                                    sparse_density(c));
+  const bool sparse = stores_sparse(c, double(t.at.entries), t.at.rows, t.features);
   if (sparse) {
     const std::vector<std::int64_t> counts = route_row_counts(
         ds.part, position, t.at.first_row,
