@@ -17,6 +17,10 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # With more ranks than cores, a rank waiting in a collective must give its core to the rank it
 # waits for, or a 1-second run takes tens of seconds on a loaded machine.
 export OMPI_MCA_mpi_yield_when_idle=1
+# Every CI run stays on one node: the default UCX messaging layer probes for network devices at
+# each MPI start (about 0.2 s of the 0.46 s a 4-rank start takes here), paid by every one of
+# the hundreds of test launches of a stage. Open MPI's own ob1 layer over shared memory starts at once.
+export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
 
 # Open MPI's shared-memory transport copies large messages with CMA
 # (process_vm_readv).  Containers under a seccomp filter (Docker's default

@@ -26,7 +26,8 @@
 # reach it over their veth link like any other host.  Without these two, MPI_Init fails in
 # every rank ("OPAL ERROR: Unreachable in file ext3x_client.c"): the PMIx server listens on
 # loopback only, and the ranks' loopback is their own namespace's.  The MPI traffic itself is
-# TCP only (--mca btl tcp,self) on msgd0, so every byte between ranks crosses the shaped links.
+# TCP only (--mca pml ob1 --mca btl tcp,self: UCX, where a machine has it, would take shared
+# memory) on msgd0, so every byte between ranks crosses the shaped links.
 #
 # Shaping: netem (delay + rate) when the kernel has sch_netem; otherwise tbf (rate only) and
 # a warning that the delay is not emulated (the development VM's kernel is built without
@@ -148,7 +149,7 @@ EOF
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
   PMIX_MCA_ptl_tcp_remote_connections=1 PMIX_MCA_ptl_tcp_if_include=br0 \
     ip netns exec "$prefix-hub" mpirun -np "$p" --oversubscribe \
-      --mca btl tcp,self --mca btl_tcp_if_include msgd0 --mca oob_tcp_if_include br0 \
+      --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include msgd0 --mca oob_tcp_if_include br0 \
       -x PMIX_MCA_ptl_tcp_remote_connections -x PMIX_MCA_ptl_tcp_if_include \
       "$wrap" "$@" &
   MPIPID=$!
