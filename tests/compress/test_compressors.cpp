@@ -451,6 +451,30 @@ TEST(ApsCollective, KahanLaneMakesTheSumMoreAccurate) {
   }
 }
 
+// aps.scaling: false (the ablation of APS's scaling), in every form: each block's shift is 0, so
+// E5M2 codes the values themselves. Values of 2^-20 lie below E5M2's smallest subnormal (2^-16)
+// and every rank's code of them is 0; with scaling they are exact (a power of two in the block's
+// scale). The report names the setting.
+TEST(ApsCollective, WithoutScalingSmallValuesVanish) {
+  World w;
+  const std::size_t d = 3 * 256 + 5;
+  const double tiny = std::ldexp(1.0, -20);
+  Vector<double> g("g", d);
+  Kokkos::deep_copy(g, tiny);
+  for (const Form form : compress::runnable_forms())
+    for (const bool scaling : {true, false}) {
+      const std::string deck = std::string("compression: {method: aps, aps: {scaling: ") +
+                               (scaling ? "true" : "false") + "}}";
+      CompressionConfig c = test::deck(deck).compression;
+      auto comp = compress::make_compressor<double>(c, 1, d, w.training, form);
+      EXPECT_EQ(comp->describe()["scaling"], scaling);
+      Vector<double> sum("sum", d);
+      comp->reduce(g, sum);
+      for (const double x : host(sum))
+        ASSERT_EQ(x, scaling ? w.P * tiny : 0.0) << "scaling " << scaling << ", P " << w.P;
+    }
+}
+
 // Global-QSGD's sum is unbiased: over N = 400 fixed-seed steps with the same input, the mean of
 // each entry is within 6σ of Σ_p g_p, σ = (M/L)·√(P/4)/√N (each rank's rounding has variance
 // ≤ ¼ level²).

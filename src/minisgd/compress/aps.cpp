@@ -139,7 +139,7 @@ std::vector<float> code_values(precision::CustomFormat f, Form form) {
 
 template <class T>
 Aps<T>::Aps(comm::Communicator& comm, std::size_t d, const std::string& format,
-            std::size_t block_size, bool kahan, Form form)
+            std::size_t block_size, bool kahan, Form form, bool scaling)
     : comm_(comm),
       d_(d),
       form_(checked(form)),
@@ -148,16 +148,25 @@ Aps<T>::Aps(comm::Communicator& comm, std::size_t d, const std::string& format,
       block_size_(block_size),
       packing_(aps::Packing::of(format_, kahan)),
       headroom_(aps::headroom_bits(format_, comm.size())),
+      scaling_(scaling),
       exponents_("aps_exponents", (d + block_size - 1) / block_size),
       payload_("aps_payload", packing_.elements(d) * packing_.element_bytes()),
       codes_(form_ == Form::host && packing_.per_word == 2 ? d : 0),
-      values_(aps_detail::code_values(format_, form_)) {}
+      values_(aps_detail::code_values(format_, form_)) {
+  if (scaling_) return;
+  // Without scaling every block takes the exponent whose shift is 0, once: the codes are the
+  // values' own, and small gradients fall below the format's range (what APS's scaling avoids).
+  std::fill(exponents_.host.data(), exponents_.host.data() + exponents_.size(),
+            std::int16_t(format_.bias() - headroom_));
+  exponents_.to_device();
+}
 
 template <class T>
 nlohmann::json Aps<T>::describe() const {
   return {
       {"method", "aps"},           {"format", format_name_},       {"code_bits", format_.bits()},
-      {"block_size", block_size_}, {"kahan", packing_.lanes == 2}, {"headroom_bits", headroom_}};
+      {"block_size", block_size_}, {"kahan", packing_.lanes == 2}, {"headroom_bits", headroom_},
+      {"scaling", scaling_}};
 }
 
 template <class T>
@@ -174,24 +183,26 @@ void Aps<T>::reduce_on_device(const Vector<T>& local, const Vector<T>& sum) {
   const std::size_t d = d_, block = block_size_;
   const int ranks = comm_.size();
   const auto exps = exponents_.device;
-  Kokkos::parallel_for(
-      "minisgd::aps_block_exponents", Kokkos::TeamPolicy<ExecSpace>(exps.extent(0), Kokkos::AUTO),
-      KOKKOS_LAMBDA(const Team& team) {
-        const std::size_t first = team.league_rank() * block;
-        const std::size_t n = kmin(block, d - first);
-        float m = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, n),
-            [&](const std::size_t j, float& acc) {
-              const float v = float(local(first + j));
-              acc = kmax(acc, v < 0 ? -v : v);
-            },
-            Kokkos::Max<float>(m));
-        Kokkos::single(Kokkos::PerTeam(team),
-                       [&]() { exps(team.league_rank()) = aps::block_exponent(m, ranks); });
-      });
-  comm_.allreduce(exponents_.to_host(), exponents_.size(), comm::Op::max);
-  exponents_.to_device();
+  if (scaling_) {
+    Kokkos::parallel_for(
+        "minisgd::aps_block_exponents", Kokkos::TeamPolicy<ExecSpace>(exps.extent(0), Kokkos::AUTO),
+        KOKKOS_LAMBDA(const Team& team) {
+          const std::size_t first = team.league_rank() * block;
+          const std::size_t n = kmin(block, d - first);
+          float m = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, n),
+              [&](const std::size_t j, float& acc) {
+                const float v = float(local(first + j));
+                acc = kmax(acc, v < 0 ? -v : v);
+              },
+              Kokkos::Max<float>(m));
+          Kokkos::single(Kokkos::PerTeam(team),
+                         [&]() { exps(team.league_rank()) = aps::block_exponent(m, ranks); });
+        });
+    comm_.allreduce(exponents_.to_host(), exponents_.size(), comm::Op::max);
+    exponents_.to_device();
+  }
 
   // Encode and decode: a team per block, so a value's exponent is its team's (no division per
   // value). With two codes to a byte an element whose second value opens the next block belongs
@@ -256,8 +267,10 @@ void Aps<T>::reduce_on_host(const Vector<T>& local, const Vector<T>& sum) {
   const std::size_t d = d_, block = block_size_;
   std::int16_t* const exps = exponents_.host.data();
   std::uint8_t* const payload = payload_.host.data();
-  aps_detail::block_exponents(local.data(), d, block, comm_.size(), exps);
-  comm_.allreduce(exps, exponents_.size(), comm::Op::max);
+  if (scaling_) {
+    aps_detail::block_exponents(local.data(), d, block, comm_.size(), exps);
+    comm_.allreduce(exps, exponents_.size(), comm::Op::max);
+  }
   aps::with_shape(packing_, [&](auto shape) {
     aps_detail::with_codec(format_, values_.data(), [&](const auto codec) {
       constexpr int kShape = decltype(shape)::value;
@@ -284,16 +297,18 @@ struct ApsMethod {
   template <class T>
   static std::unique_ptr<Compressor<T>> make(const CompressionConfig& c, const Setup& s) {
     return std::make_unique<Aps<T>>(s.comm, s.d, c.aps.format, std::size_t(c.aps.block_size),
-                                    c.aps.kahan, s.form);
+                                    c.aps.kahan, s.form, c.aps.scaling);
   }
 
-  /// The blocks' exponents, then the codes' merge.
+  /// The blocks' exponents (unless unscaled), then the codes' merge.
   static std::vector<Collective> traffic(const CompressionConfig& c, const Exchange& e) {
     const aps::Packing pack = aps::Packing::of(aps::wire_format(c.aps.format), c.aps.kahan);
-    return {
-        Collective::allreduce(2 * std::ceil(e.d / double(c.aps.block_size))),
+    std::vector<Collective> out{
         Collective::merge(comm::MergeShape::elementwise, double(pack.elements(std::size_t(e.d))),
                           double(pack.element_bytes()), double(pack.per_word))};
+    if (c.aps.scaling)
+      out.insert(out.begin(), Collective::allreduce(2 * std::ceil(e.d / double(c.aps.block_size))));
+    return out;
   }
 
   /// The payload, 8 bits a value or more.

@@ -18,7 +18,7 @@ template <class T>
 class Aps final : public Compressor<T> {
  public:
   Aps(comm::Communicator& comm, std::size_t d, const std::string& format, std::size_t block_size,
-      bool kahan, Form form = kNativeForm);
+      bool kahan, Form form = kNativeForm, bool scaling = true);
   void reduce(const Vector<T>& local, const Vector<T>& sum) override;
   nlohmann::json describe() const override;
   void state(StateArchive&) override {}  // stateless: exponents and payload are per-step scratch
@@ -36,6 +36,7 @@ class Aps final : public Compressor<T> {
   std::size_t block_size_;
   aps::Packing packing_;
   int headroom_;
+  bool scaling_;
   Staged<std::int16_t> exponents_;
   Staged<std::uint8_t> payload_;
   std::vector<std::uint32_t> codes_;  // the host form's codes of 4-bit formats, before packing

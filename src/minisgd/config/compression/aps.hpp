@@ -12,6 +12,8 @@ struct ApsParams {
   std::string format = "e5m2";  // wire format, at most 16 bits (precision::parse_format names)
   std::int64_t block_size = 256;
   bool kahan = false;
+  bool scaling =
+      true;  // false: every block's shift 0 (the unscaled ablation; no exponent AllReduce)
 
   template <class Section>
   void read(Section& s) {  // (as CastParams::read)
@@ -23,6 +25,7 @@ struct ApsParams {
     }
     block_size = s.integer("block_size", block_size, 1);
     kahan = s.flag("kahan", kahan);
+    scaling = s.flag("scaling", scaling);
   }
 };
 
