@@ -18,7 +18,7 @@ Prints one table per group (time to target, ms a step, bytes a step, final loss 
 the group's dense) and writes headlines.json to --out-dir.
 
   perf/studies/headlines.py BUILD [--ranks 4] [--profile 1g] [--features 4194304]
-        [--rows 20000] [--epochs 2] [--density 0.001] [--adam-eta0 0.02] [--links]
+        [--rows 20000] [--epochs 2] [--density 0.001] [--adam-eta0 0.03] [--links]
         [--groups gtopk loco global-qsgd aps] [--out-dir .]
 """
 import argparse
@@ -65,7 +65,7 @@ def main():
     ap.add_argument("--rows", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--density", type=float, default=0.001)
-    ap.add_argument("--adam-eta0", type=float, default=0.02)
+    ap.add_argument("--adam-eta0", type=float, default=0.03)
     ap.add_argument("--links", action="store_true", help="on perf/net/links.sh's links (root)")
     ap.add_argument("--groups", nargs="+", choices=sorted(TOLERANCE), default=list(TOLERANCE))
     ap.add_argument("--out-dir", default=".")
