@@ -24,7 +24,8 @@ on those columns.
   perf/studies/links_model.py [--build build/gcc-serial]
       [--measured perf/results/links_at_size_2026-12-07.json] [--here perf/machines/this.yaml]
       [--node perf/machines/gbe-cluster.yaml] [--project 8 16 32 64 128 256 512 1024]
-      [--features 4194304 16777216] [--tolerance 0.2] [--json OUT.json]
+      [--features 4194304 16777216] [--tolerance 0.2] [--compressors 'cast: 1.76, ...']
+      [--json OUT.json]
 """
 import argparse
 import json
@@ -39,12 +40,15 @@ from minisgd_runs import ROOT, machine_file, predict, with_section
 LOSSY = [m for m in METHODS if m not in ("none", "sparse")]
 
 
-def with_network(base, profile, folder):
-    """base's machine file with its network section the profile's nominal figures."""
+def with_network(base, profile, folder, compressors=None):
+    """base's machine file with its network section the profile's nominal figures (and its
+    compressors section `compressors: {...}` when given)."""
     lat, bw = PROFILES[profile]
     with open(base) as f:
         text = f.read()
     text = with_section(text, "network", f"network: {{latency_us: {lat:g}, bandwidth_GBps: {bw:g}}}\n")
+    if compressors:
+        text = with_section(text, "compressors", f"compressors: {{{compressors}}}\n")
     path = os.path.join(folder, f"{os.path.basename(base)[:-5]}-{profile}.yaml")
     with open(path, "w") as f:
         f.write(text)
@@ -83,6 +87,8 @@ def main():
     ap.add_argument("--project", type=int, nargs="+", default=[8, 16, 32, 64, 128, 256, 512, 1024])
     ap.add_argument("--features", type=int, nargs="+", default=[1 << 22, 1 << 24])
     ap.add_argument("--tolerance", type=float, default=0.20)
+    ap.add_argument("--compressors", help="the check's per-value figures in place of --here's, "
+                    "as `cast: 1.76, qsgd: 17.3` (ns a value: perf/bench_compress at size)")
     ap.add_argument("--json", help="write every figure to this file")
     a = ap.parse_args()
     if not os.access(os.path.join(a.build, "perf", "predict"), os.X_OK):
@@ -93,7 +99,7 @@ def main():
     model = Model(a.build, meas["rows"], meas["epochs"])
     out = {"measured": a.measured, "check": {}, "projection": []}
     with tempfile.TemporaryDirectory() as tmp:
-        here = with_network(a.here, prof0, tmp)
+        here = with_network(a.here, prof0, tmp, a.compressors)
         print(f"## Check: P = {P0}, d = {d0}, {prof0} ({meas['date']}; {meas['command']})\n")
         print(f"Model: {os.path.relpath(a.here, ROOT)} (compute at the pace of a core holding "
               f"ceil(P/cores) ranks) with network {PROFILES[prof0][0]:g} us, "
