@@ -16,27 +16,21 @@ the steps to target measured at P = 4 (held fixed: not measured beyond P = 4) ti
 model's step. Then which method has the least step per network, d and P, with its speed-up
 over dense and over the exact sparse AllReduce, and the best of the lossy compressors.
 
-What perf/predict cannot express, and what this script does instead:
-- sparse rows: the model reads every row as d dense values (64 rows of 16 MB a step at
-  d = 2^22, P = 4), where the deck's rows hold 39 nonzeros. The script takes that pass out of
-  the compute: one row's cost is predicted at batch 2P less batch P (one row a rank), and
-  ceil(b/P) of them come off; what a sparse row costs (39 entries) is left out.
-- the exact sparse AllReduce (method sparse): the model books its worst case (all d columns).
-  The script prices its three AllGathers (counts, indices, values) of the m columns a rank's
-  batch touches, 3 ceil(log2 P) messages and (P - 1)(8 + 8m) bytes at the machine's latency
-  and rate, m the expected distinct columns of ceil(b/P) rows of the deck's Zipf draws.
-  Its compute stays the model's (four streams over d).
+The deck's rows are sparse (39 nonzeros of Zipf draws, exponent 1.1): perf/predict prices them
+itself (docs/performance_model.md, "Sparse rows"): SGD's gradient by its nonzeros, the exact
+sparse AllReduce by the expected columns a rank's batch touches, top-k and gTop-k's selection
+on those columns.
 
   perf/studies/links_model.py [--build build/gcc-serial]
       [--measured perf/results/links_at_size_2026-12-07.json] [--here perf/machines/this.yaml]
       [--node perf/machines/gbe-cluster.yaml] [--project 8 16 32 64 128 256 512 1024]
-      [--features 4194304 16777216] [--tolerance 0.2] [--json OUT.json]
+      [--features 4194304 16777216] [--tolerance 0.2] [--compressors 'cast: 1.76, ...']
+      [--json OUT.json]
 """
 import argparse
 import json
 import math
 import os
-import re
 import sys
 import tempfile
 
@@ -46,69 +40,30 @@ from minisgd_runs import ROOT, machine_file, predict, with_section
 LOSSY = [m for m in METHODS if m not in ("none", "sparse")]
 
 
-def deck_figure(key):
-    """A number of the study's deck (batch_size, nnz_per_row, zipf)."""
-    with open(DECK) as f:
-        return float(re.search(rf"\b{key}: ([0-9.e+-]+)", f.read()).group(1))
-
-
-def with_network(base, profile, folder):
-    """base's machine file with its network section the profile's nominal figures."""
+def with_network(base, profile, folder, compressors=None):
+    """base's machine file with its network section the profile's nominal figures (and its
+    compressors section `compressors: {...}` when given)."""
     lat, bw = PROFILES[profile]
     with open(base) as f:
         text = f.read()
     text = with_section(text, "network", f"network: {{latency_us: {lat:g}, bandwidth_GBps: {bw:g}}}\n")
+    if compressors:
+        text = with_section(text, "compressors", f"compressors: {{{compressors}}}\n")
     path = os.path.join(folder, f"{os.path.basename(base)[:-5]}-{profile}.yaml")
     with open(path, "w") as f:
         f.write(text)
     return path
 
 
-def touched(d, draws, zipf):
-    """Expected distinct columns among `draws` of the deck's generator (data/sparse_synthetic:
-    frequency rank k with probability ((k+2)^a - (k+1)^a) / ((d+1)^a - 1), a = 1 - zipf): the
-    first 200 000 ranks term by term, the rest (each far below one draw) by its mass."""
-    a = 1 - zipf
-    norm = (d + 1) ** a - 1
-    K = min(d, 200000)
-    head = sum(1 - (1 - ((k + 2) ** a - (k + 1) ** a) / norm) ** draws for k in range(K))
-    return head + draws * ((d + 1) ** a - (K + 1) ** a) / norm
-
-
 class Model:
     def __init__(self, build, rows, epochs):
         self.build, self.rows, self.epochs = build, rows, epochs
-        self.batch = int(deck_figure("batch_size"))
-        self.nnz, self.zipf = deck_figure("nnz_per_row"), deck_figure("zipf")
-        self.row_cost = {}
 
-    def _predict(self, machine, P, d, method, extra=()):
-        sets = problem_sets(d, self.rows, self.epochs) + method_sets(method) + list(extra)
-        return predict(self.build, DECK, machine, P, d, sets, self.rows)["step"]
-
-    def rows_pass(self, machine, P, d):
-        """The model's dense pass over a rank's rows: one row's cost (batch 2P less batch P)."""
-        key = (machine, P, d)
-        if key not in self.row_cost:
-            two, one = (self._predict(machine, P, d, "none", [f"solver.batch_size={b}"])
-                        ["compute_s"] for b in (2 * P, P))
-            self.row_cost[key] = (two - one) * math.ceil(self.batch / P)
-        return self.row_cost[key]
-
-    def step(self, machine, profile, P, d, method):
-        """{compute_s, latency_s, bandwidth_s, total_s, bytes} of one step, as the script
-        prices it (the module's docstring)."""
-        s = self._predict(machine, P, d, method)
-        out = {"compute_s": s["compute_s"] - self.rows_pass(machine, P, d),
-               "latency_s": s["latency_s"], "bandwidth_s": s["bandwidth_s"], "bytes": s["bytes"]}
-        if method == "sparse":
-            lat, bw = PROFILES[profile]
-            m = touched(d, math.ceil(self.batch / P) * self.nnz, self.zipf)
-            out["bytes"] = (P - 1) * (8 + 8 * m)
-            out["latency_s"] = 3 * math.ceil(math.log2(P)) * lat * 1e-6
-            out["bandwidth_s"] = out["bytes"] / (bw * 1e9)
-        out["total_s"] = out["compute_s"] + out["latency_s"] + out["bandwidth_s"]
-        return out
+    def step(self, machine, P, d, method):
+        """{compute_s, latency_s, bandwidth_s, total_s, bytes} of one step: perf/predict's."""
+        sets = problem_sets(d, self.rows, self.epochs) + method_sets(method)
+        s = predict(self.build, DECK, machine, P, d, sets, self.rows)["step"]
+        return {k: s[k] for k in ("compute_s", "latency_s", "bandwidth_s", "total_s", "bytes")}
 
 
 def si(x):
@@ -132,6 +87,8 @@ def main():
     ap.add_argument("--project", type=int, nargs="+", default=[8, 16, 32, 64, 128, 256, 512, 1024])
     ap.add_argument("--features", type=int, nargs="+", default=[1 << 22, 1 << 24])
     ap.add_argument("--tolerance", type=float, default=0.20)
+    ap.add_argument("--compressors", help="the check's per-value figures in place of --here's, "
+                    "as `cast: 1.76, qsgd: 17.3` (ns a value: perf/bench_compress at size)")
     ap.add_argument("--json", help="write every figure to this file")
     a = ap.parse_args()
     if not os.access(os.path.join(a.build, "perf", "predict"), os.X_OK):
@@ -142,7 +99,7 @@ def main():
     model = Model(a.build, meas["rows"], meas["epochs"])
     out = {"measured": a.measured, "check": {}, "projection": []}
     with tempfile.TemporaryDirectory() as tmp:
-        here = with_network(a.here, prof0, tmp)
+        here = with_network(a.here, prof0, tmp, a.compressors)
         print(f"## Check: P = {P0}, d = {d0}, {prof0} ({meas['date']}; {meas['command']})\n")
         print(f"Model: {os.path.relpath(a.here, ROOT)} (compute at the pace of a core holding "
               f"ceil(P/cores) ranks) with network {PROFILES[prof0][0]:g} us, "
@@ -151,7 +108,7 @@ def main():
               "| model | emulate | links | model/emulate | model/links | emulate less model's network |")
         print("|---" * 11 + "|")
         for m in METHODS:
-            s = model.step(here, prof0, P0, d0, m)
+            s = model.step(here, P0, d0, m)
             e, l = meas["methods"][m]["emulate"]["step_ms"], meas["methods"][m]["links"]["step_ms"]
             re_, rl = 1e3 * s["total_s"] / e, 1e3 * s["total_s"] / l
             flag = lambda r: f"**{r:.2f}**" if abs(r - 1) > a.tolerance else f"{r:.2f}"
@@ -174,7 +131,7 @@ def main():
         for prof in PROFILES:
             node = with_network(a.node, prof, tmp)
             for d in a.features:
-                table = {(m, P): model.step(node, prof, P, d, m)
+                table = {(m, P): model.step(node, P, d, m)
                          for m in METHODS for P in a.project}
                 print(f"{prof}, d = {d}: ms a step (time to target, s)\n")
                 print("| method | " + " | ".join(f"P = {P}" for P in a.project) + " |")

@@ -402,6 +402,102 @@ TEST(StepModel, CompressorsSendTheirFractionOfDense) {
   EXPECT_DOUBLE_EQ(predict_step(w, machine()).bytes, 2.0 * 8 * 20);
 }
 
+// Sparse rows (docs/performance_model.md, "Sparse rows"): SGD's gradient costs its nonzeros at
+// the per-nonzero rate, not d columns a row; the update is still over d.
+TEST(StepModel, SparseRowsCostTheirNonzeros) {
+  const Machine m = machine();  // memory: 20 GB/s at 0.7
+  Workload w;
+  w.ranks = 4;
+  w.batch = 256;
+  w.features = std::int64_t(1) << 22;
+  const double d = double(w.features), rows = 64;
+  const auto dense = predict_step(w, m);
+  w.nnz_per_row = 39;
+  w.touched = 1500;
+  const auto sparse = predict_step(w, m);
+  const double expected = rows * 39 * m.sparse_nnz_s + rows * m.row_s + 3 * m.launch_s +
+                          3 * d * 4 / (20e9 * 0.7);  // the update: w read and written, g read
+  EXPECT_NEAR(sparse.compute_s, expected, 1e-12 * expected);
+  EXPECT_LT(sparse.compute_s, dense.compute_s / 10);
+  EXPECT_DOUBLE_EQ(sparse.bytes, dense.bytes);  // the dense AllReduce of d values either way
+}
+
+// The exact sparse AllReduce on sparse rows: three AllGathers (counts, indices, values) of the m
+// columns a rank's batch touches, 3⌈log2 P⌉ messages and (P−1)·(8 + 8m) bytes; at worst
+// (dense rows) of all d.
+TEST(StepModel, ExactSparseSendsTheTouchedColumns) {
+  const Machine m = machine();
+  for (const int P : {2, 4, 5, 16}) {
+    Workload w;
+    w.ranks = P;
+    w.batch = 256;
+    w.features = std::int64_t(1) << 22;
+    w.compression.method = CompressionMethod::sparse;
+    const double d = double(w.features), logp = std::ceil(std::log2(P));
+    EXPECT_DOUBLE_EQ(predict_step(w, m).bytes, (P - 1) * (8 + 8 * d)) << P;
+    w.nnz_per_row = 39;
+    w.touched = 1500;
+    const auto t = predict_step(w, m);
+    EXPECT_DOUBLE_EQ(t.bytes, (P - 1) * (8 + 8 * 1500.0)) << P;
+    EXPECT_DOUBLE_EQ(t.messages, 3 * logp) << P;
+    EXPECT_DOUBLE_EQ(t.latency_s, 3 * logp * m.latency_s) << P;
+    // Without a count of touched columns: the batch's nonzeros.
+    w.touched = 0;
+    EXPECT_DOUBLE_EQ(predict_step(w, m).bytes, (P - 1) * (8 + 8 * std::ceil(256.0 / P) * 39)) << P;
+  }
+}
+
+// Top-k on sparse rows selects among the touched columns and its k pairs, not d values; it still
+// sends k pairs of d.
+TEST(StepModel, TopKOnSparseRowsSelectsOnTheSupport) {
+  Machine m = machine();
+  m.compress_value_s[std::size_t(CompressionMethod::topk)] = 3e-9;
+  Workload w;
+  w.ranks = 4;
+  w.batch = 256;
+  w.features = std::int64_t(1) << 22;
+  w.compression.method = CompressionMethod::topk;  // density 0.01: k = 41 944
+  const auto dense = predict_step(w, m);
+  w.nnz_per_row = 39;
+  w.touched = 1500;
+  const auto sparse = predict_step(w, m);
+  const double k = std::ceil(0.01 * double(w.features));
+  EXPECT_DOUBLE_EQ(sparse.bytes, dense.bytes);
+  EXPECT_DOUBLE_EQ(sparse.bytes, 3 * 8 * k);
+  w.compression.method = CompressionMethod::none;
+  const double plain = predict_step(w, m).compute_s;
+  const double zero_sum = double(w.features) * 4 / (20e9 * 0.7);
+  EXPECT_NEAR(sparse.compute_s - plain,
+              (1500 + k) * 3e-9 + zero_sum + 4 * k * m.sparse_nnz_s + 2 * m.launch_s, 1e-12);
+}
+
+// The expected distinct columns of Zipf draws: with exponent 0 every column is as likely, and
+// n draws of d columns touch d·(1 − (1 − 1/d)^n); a steeper law touches fewer.
+TEST(StepModel, TouchedColumnsOfUniformAndZipfDraws) {
+  for (const double d : {1000.0, 4194304.0})
+    for (const double n : {10.0, 500.0, 2496.0})
+      EXPECT_NEAR(perfmodel::expected_touched(d, n, 0), d * -std::expm1(n * std::log1p(-1 / d)),
+                  1e-6 * n)
+          << d << " " << n;
+  const double zipf = perfmodel::expected_touched(4194304, 64 * 39, 1.1);
+  EXPECT_LT(zipf, 64 * 39);
+  EXPECT_GT(zipf, 0.3 * 64 * 39);
+}
+
+// A deck of sparse synthetic rows (stored sparse) gives the workload its nonzeros and touched
+// columns; dense rows, none.
+TEST(StepModel, ASparseDeckGivesItsShape) {
+  const std::string deck = std::string(MINISGD_PAPER_DECKS) + "/synth-sgd-fp32.yaml";
+  const std::vector<std::string> sets = {"data.synthetic.kind=sparse",
+                                         "data.synthetic.nnz_per_row=39", "data.synthetic.zipf=1.1",
+                                         "solver.batch_size=256", "solver.decomposition=row"};
+  const std::int64_t d = std::int64_t(1) << 22;
+  const Workload w = perfmodel::workload_of(load_deck(deck, sets), d, 4);
+  EXPECT_DOUBLE_EQ(w.nnz_per_row, 39);
+  EXPECT_DOUBLE_EQ(w.touched, perfmodel::expected_touched(double(d), 64 * 39, 1.1));
+  EXPECT_EQ(perfmodel::workload_of(load_deck(deck), d, 4).nnz_per_row, 0);
+}
+
 // A compressor's encode and decode cost what the calibration measured per value where the
 // machine file has it, else four passes over the gradient at the streaming rate.
 TEST(StepModel, ACompressorCostsWhatItWasMeasuredToCost) {

@@ -135,6 +135,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   m.gram_bf16_scratch_passes = kernels.count("gram_bf16_scratch_passes");
   m.scalar_Fps = kernels.number("scalar_GFps", 1e9);
   m.decode_s = kernels.number("decode_ns", 1e-9);
+  m.sparse_nnz_s = kernels.optional("sparse_nnz_ns", 1e-9, m.sparse_nnz_s);
   m.ca_row_s = kernels.number("ca_row_ns", 1e-9);
   m.update_value_s[std::size_t(OptimizerKind::momentum)] = kernels.optional("momentum_ns", 1e-9, 0);
   m.update_value_s[std::size_t(OptimizerKind::adam)] = kernels.optional("adam_ns", 1e-9, 0);

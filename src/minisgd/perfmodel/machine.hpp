@@ -49,6 +49,11 @@ struct Machine {
   double gram_scratch_passes = 0;
   double gram_bf16_scratch_passes = 0;
   double decode_s = 0;  // per stored value widened to the arithmetic (bf16 X, fp32 work)
+  // Per nonzero of a sparse row's pass: its weight gathered for the margin, its term added to
+  // the weights or the gradient, value and index streamed (kernels.sparse_nnz_ns; default 4.5
+  // ns: the sparse step on url-like fp32 rows, 3.2 M columns, perf/kernel_table.sh on the
+  // 2-core Xeon VM, 2026-12-07, perf/results/performance_history.md).
+  double sparse_nnz_s = 4.5e-9;
   // Per gradient value, each compressor's encode and decode at one rank with its default
   // parameters, by CompressionMethod (perf/calibrate; the `compressors` section); 0 where not
   // measured: then four passes over the gradient at the streaming rate.

@@ -5,6 +5,8 @@
 
 #include "minisgd/comm/merge_plan.hpp"
 #include "minisgd/compress/record.hpp"
+#include "minisgd/data/sparse_share.hpp"
+#include "minisgd/data/sparse_synthetic.hpp"
 #include "minisgd/precision/plan.hpp"
 
 namespace minisgd::perfmodel {
@@ -128,19 +130,47 @@ struct Ledger {
   void launches(double n) { host_part += n * m.launch_s; }
 };
 
+// The distinct columns a rank's batch of sparse rows touches.
+double touched_columns(const Workload& w, double rows) {
+  const double m = w.touched > 0 ? w.touched : rows * w.nnz_per_row;
+  return std::min(m, double(w.features));
+}
+
 // The compressed (or dense) gradient AllReduce of the row decomposition: d values, in the
 // collective calls the method's record lists (compress/record.hpp).
-void gradient_exchange(Ledger& L, double d) {
+void gradient_exchange(Ledger& L, double d, double rows) {
   const CompressionConfig& c = L.w.compression;
-  const std::vector<compress::Collective> calls =
-      compress::traffic_of(c, {d, L.w.ranks, L.w.arithmetic_bytes});
-  if (c.method == CompressionMethod::none) {
+  using M = CompressionMethod;
+  // On sparse rows exact sparse sends the m columns touched (top-k and gTop-k k of d as ever),
+  // and a host step hands the three its batch's touched columns: they compact or select among
+  // them rather than scan d (docs/data.md, "The sparse step"); a device scans d.
+  const bool sparse_rows = L.w.nnz_per_row > 0;
+  const bool on_support = sparse_rows && L.m.sync_s == 0 &&
+                          (c.method == M::sparse || c.method == M::topk || c.method == M::gtopk);
+  const double m = touched_columns(L.w, rows);
+  const std::vector<compress::Collective> calls = compress::traffic_of(
+      c, {sparse_rows && c.method == M::sparse ? m : d, L.w.ranks, L.w.arithmetic_bytes});
+  const double per_value = L.m.compress_value_s[std::size_t(c.method)];
+  if (c.method == M::none) {
     L.launches(1);  // the plain AllReduce: nothing encoded
+  } else if (on_support) {
+    // The support's m values (and top-k's k pairs) at the calibrated rate per value, else four
+    // streams over them; the sum zeroed over all d; the pairs received added into it at random:
+    // P lists of m (sparse) or of k (topk), gTop-k's one merged list of k.
+    const double density = c.method == M::topk ? c.topk.density : c.gtopk.density;
+    const double k = c.method == M::sparse ? m : std::min(d, std::max(1.0, std::ceil(density * d)));
+    const double handled = c.method == M::sparse ? m : m + k;
+    if (per_value > 0)
+      L.device(handled * per_value);
+    else
+      L.stream(4 * L.w.arithmetic_bytes * handled);
+    L.stream(d * L.w.arithmetic_bytes);
+    L.device((c.method == M::gtopk ? k : L.w.ranks * k) * L.m.sparse_nnz_s);
+    L.launches(3);
   } else {
     // Encode and decode: as measured at one rank (perf/calibrate; 8-25x the four passes below
     // on a CPU, docs/performance.md, "The compressors' own work"), else four passes at the
     // streaming rate: encode reads g, writes codes; decode reads codes, writes the sum.
-    const double per_value = L.m.compress_value_s[std::size_t(c.method)];
     if (per_value > 0)
       L.device(d * per_value);
     else
@@ -150,16 +180,31 @@ void gradient_exchange(Ledger& L, double d) {
   for (const compress::Collective& call : calls) L.collective(call);
 }
 
+// Whether a host's SGD step on sparse rows is the lazily scaled one (solvers/sgd.cpp): plain SGD
+// with no d-vector to reduce, its margins and update O(nonzeros), nothing of size d.
+bool lazy_sparse(const Workload& w, const Machine& m) {
+  return w.nnz_per_row > 0 && m.sync_s == 0 && w.optimizer == OptimizerKind::sgd &&
+         (w.decomposition == Decomposition::column ||
+          (w.ranks == 1 && w.compression.method == CompressionMethod::none));
+}
+
 StepTime sgd_row(const Workload& w, const Machine& m) {
   Ledger L{w, m, {}};
   const double rows = ceil_div(double(w.batch), w.ranks), d = double(w.features);
-  L.read_rows(rows * (d * w.storage_bytes + 8));  // the fused step reads each row once
-  L.decode(rows * d);
+  if (w.nnz_per_row > 0) {  // each nonzero's weight gathered, its term added to g (or w)
+    L.device(rows * w.nnz_per_row * m.sparse_nnz_s);
+    L.decode(rows * w.nnz_per_row);
+  } else {
+    L.read_rows(rows * (d * w.storage_bytes + 8));  // the fused step reads each row once
+    L.decode(rows * d);
+  }
   L.rows(rows);
   L.launches(1);
-  gradient_exchange(L, d);
-  L.update(d);
-  L.launches(1);
+  if (!lazy_sparse(w, m)) {
+    gradient_exchange(L, d, rows);
+    L.update(d);
+    L.launches(1);
+  }
   L.host(m.sgd_step_host_s);
   return L.done();
 }
@@ -167,15 +212,23 @@ StepTime sgd_row(const Workload& w, const Machine& m) {
 StepTime sgd_column(const Workload& w, const Machine& m) {
   Ledger L{w, m, {}};
   const double n = ceil_div(double(w.features), w.ranks), b = double(w.batch);
-  L.read_rows(b * (n * w.storage_bytes + 8));  // margins
-  L.decode(b * n);
+  const double nnz = b * w.nnz_per_row / w.ranks;  // a rank's nonzeros of the batch, if sparse
+  if (w.nnz_per_row > 0) {
+    L.device(nnz * m.sparse_nnz_s);  // margins and gradient: the per-nonzero rate holds both
+    L.decode(nnz);
+  } else {
+    L.read_rows(b * (n * w.storage_bytes + 8));  // margins
+    L.decode(b * n);
+  }
   L.rows(b);
   L.launches(1);
   L.allreduce(b * w.arithmetic_bytes);  // the margins
-  L.reread(b * n * w.storage_bytes);    // loss derivatives and the gradient product
-  L.decode(b * n);
+  if (w.nnz_per_row == 0) {
+    L.reread(b * n * w.storage_bytes);  // loss derivatives and the gradient product
+    L.decode(b * n);
+  }
   L.launches(1);
-  L.update(n);
+  if (!lazy_sparse(w, m)) L.update(n);
   L.launches(1);
   L.host(m.sgd_step_host_s);
   return L.done();
@@ -266,7 +319,35 @@ Workload workload_of(const Config& c, std::int64_t features, int ranks, std::int
     w.emulated_latency_s = c.comm.latency_us * 1e-6;
     w.emulated_Bps = c.comm.bandwidth_GBps * 1e9;
   }
+  const SyntheticConfig& g = c.data.synthetic;
+  if (c.data.source == DataSource::synthetic && sparse_kind(g.kind) && features > 0) {
+    const double nnz = sparse_shape(g).nnz_per_row;
+    if (stores_sparse(c, nnz, 1, features)) {
+      w.nnz_per_row = nnz;
+      const double rows_a_rank = std::ceil(double(w.batch) / ranks);
+      w.touched = expected_touched(double(features), rows_a_rank * nnz, g.zipf);
+    }
+  }
   return w;
+}
+
+double expected_touched(double d, double draws, double zipf) {
+  // Column rank k is among the draws with probability 1 − (1 − p_k)^draws. The ranks in blocks
+  // of a thousandth of k (p_k varies by under 0.2% across one), each c ranks of mass q counted
+  // as c·(1 − (1 − q/c)^draws): thousands of terms for any d.
+  const double a = 1 - zipf;
+  const auto cdf = [&](double x) {  // P(rank < x)·norm
+    return std::abs(a) < 1e-9 ? std::log(x + 1) : std::expm1(a * std::log(x + 1)) / a;
+  };
+  const double norm = cdf(d);
+  double m = 0;
+  for (double k = 0; k < d;) {
+    const double next = std::min(d, k + std::max(1.0, std::floor(k / 1000)));
+    const double c = next - k, q = (cdf(next) - cdf(k)) / norm;
+    m -= c * std::expm1(draws * std::log1p(-q / c));
+    k = next;
+  }
+  return std::min(d, m);
 }
 
 StepTime predict_step(const Workload& w, const Machine& m) {

@@ -32,10 +32,20 @@ struct Workload {
   CompressionConfig compression;
   double emulated_latency_s = 0;  // comm.emulate (0 and 0: none)
   double emulated_Bps = 0;
+  // Sparse rows (a CSR share): nonzeros a row (0: dense rows of `features` values), and the
+  // distinct columns a rank's batch touches, expected (0: its nonzeros, at most d). SGD's
+  // gradient and the exchanges of sparse, topk and gtopk are priced on them (CA-SGD: dense).
+  double nnz_per_row = 0;
+  double touched = 0;
 };
 
+/// Expected distinct columns among `draws` columns drawn by data/sparse_synthetic on d columns:
+/// frequency rank k with probability ((k+2)^a − (k+1)^a) / ((d+1)^a − 1), a = 1 − zipf.
+double expected_touched(double d, double draws, double zipf);
+
 /// The workload a deck describes on `features` columns and `rows` training rows (0: unknown) at
-/// `ranks` ranks (s from the deck).
+/// `ranks` ranks (s from the deck); sparse rows where the deck's sparse synthetic kind is stored
+/// sparse (data.layout), with its nnz_per_row and its Zipf draws' touched columns.
 Workload workload_of(const Config& c, std::int64_t features, int ranks, std::int64_t rows = 0);
 
 struct StepTime {
