@@ -133,12 +133,11 @@ double widening_seconds() {
 }
 
 // Seconds per gradient value of one compressor's reduce() at one rank (encode and decode; the
-// collective a copy or nothing), default parameters, on the paper decks' d = 2000: what
-// perf/bench_compress times.
-double compress_value_seconds(CompressionMethod method) {
-  constexpr std::int64_t d = 2000;
+// collective a copy or nothing), default parameters, on the paper decks' d = 2000 (in cache)
+// or on d = 2^22 (streamed from memory): what perf/bench_compress times.
+double compress_value_seconds(CompressionMethod method, std::int64_t d = 2000) {
   perf::LocalCompressor<float> one(method, d);
-  constexpr int calls = 50;
+  const int calls = d > 100000 ? 1 : 50;
   return best_seconds(5,
                       [&] {
                         for (int c = 0; c < calls; ++c) one.reduce();
@@ -510,6 +509,10 @@ perfmodel::Machine kernel_figures() {
     if (method != CompressionMethod::none)
       m.compress_value_s[std::size_t(method)] = compress_value_seconds(method);
   for (const auto& [method, name] : names(CompressionMethod{}))
+    if (method != CompressionMethod::none)
+      m.compress_streaming_value_s[std::size_t(method)] =
+          compress_value_seconds(method, std::int64_t(1) << 22);
+  for (const auto& [method, name] : names(CompressionMethod{}))
     if (compress::merges_payloads(method))
       m.merge_value_s[std::size_t(method)] = merge_value_seconds(method);
   for (const OptimizerKind kind : {OptimizerKind::momentum, OptimizerKind::adam})
@@ -540,6 +543,9 @@ void print_machine(const perfmodel::Machine& m, int P) {
   };
   const std::string compressors = per_method(
       m.compress_value_s, [](CompressionMethod c) { return c != CompressionMethod::none; });
+  const std::string streaming = per_method(m.compress_streaming_value_s, [](CompressionMethod c) {
+    return c != CompressionMethod::none;
+  });
   const std::string merges = per_method(m.merge_value_s, compress::merges_payloads);
   std::string resident;  // memory.resident_GBps: none found, none written
   for (std::size_t i = 0; i < m.resident.size(); ++i) {
@@ -575,6 +581,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
       "       cores: %g, switch_us: %.4g}\n"
       "network: {latency_us: %.4g, bandwidth_GBps: %.4g%s%s}%s\n"
       "compressors: {%s}  # ns per gradient value, encode and decode at one rank, d = 2000\n"
+      "compressors_streaming: {%s}  # the same at d = 2^22 (beyond the caches)\n"
       "merges: {%s}  # ns per value merged, at two mirrored ranks beyond one, d = 2000 "
       "(gtopk: k = 2000)\n",
       P, m.name.c_str(), cpu_clock ? "CPU" : "wall", P, m.memory_Bps * 1e-9, m.cache_bytes * 1e-6,
@@ -591,7 +598,7 @@ void print_machine(const perfmodel::Machine& m, int P) {
       std::max(m.switch_s * 1e6, 1e-3), m.latency_s * 1e6, m.network_Bps * 1e-9,
       P > 1 ? (", ranks: " + std::to_string(P)).c_str() : "", transfer.c_str(),
       P > 1 ? "" : "  # not measured at one rank: placeholders", compressors.c_str(),
-      merges.c_str());
+      streaming.c_str(), merges.c_str());
 }
 
 }  // namespace

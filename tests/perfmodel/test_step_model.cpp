@@ -514,6 +514,14 @@ TEST(StepModel, ACompressorCostsWhatItWasMeasuredToCost) {
   EXPECT_NEAR(measured - streamed, 2000 * 12e-9 - four_passes, 1e-15);
   m.compress_value_s[std::size_t(CompressionMethod::aps)] = 1e-6;  // another method's figure
   EXPECT_DOUBLE_EQ(predict_step(w, m).compute_s, measured);
+  // Out of cache the streaming figure, where measured: 3·d values of 4 bytes against the cache.
+  m.cache_bytes = 3 * 2000 * 4;
+  m.compress_streaming_value_s[std::size_t(CompressionMethod::loco)] = 40e-9;
+  EXPECT_DOUBLE_EQ(predict_step(w, m).compute_s, measured);  // 24 kB: in cache
+  m.cache_bytes = 3 * 2000 * 4 - 1;
+  const double out_of_cache = predict_step(w, m).compute_s;
+  m.compress_streaming_value_s[std::size_t(CompressionMethod::loco)] = 0;
+  EXPECT_NEAR(out_of_cache - predict_step(w, m).compute_s, 2000 * (40e-9 - 12e-9), 1e-15);
 }
 
 // A pass over the rows runs at the rate of the bytes of rows a rank holds (memory.resident_GBps:
@@ -802,6 +810,11 @@ TEST(MachineFile, ParsesAndRefusesWithTheLine) {
   EXPECT_DOUBLE_EQ(coded.compress_value_s[std::size_t(CompressionMethod::aps)], 9.5e-9);
   EXPECT_DOUBLE_EQ(coded.compress_value_s[std::size_t(CompressionMethod::global_qsgd)], 8e-9);
   EXPECT_EQ(coded.compress_value_s[std::size_t(CompressionMethod::loco)], 0);
+  const Machine streamed =
+      perfmodel::parse_machine(good + "compressors_streaming: {loco: 17.5}\n", "m.yaml");
+  EXPECT_DOUBLE_EQ(streamed.compress_streaming_value_s[std::size_t(CompressionMethod::loco)],
+                   17.5e-9);
+  EXPECT_EQ(streamed.compress_value_s[std::size_t(CompressionMethod::loco)], 0);
   refused(good + "compressors: {apps: 9}\n", "m.yaml:9: compressors.apps: unknown key");
   refused(good + "compressors: {loco: 0}\n", "compressors.loco: must be > 0");
   // Each merging method's arithmetic per value merged: optional; the others have no merge.

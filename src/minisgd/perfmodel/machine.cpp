@@ -108,7 +108,7 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (k != "name" && k != "source" && k != "memory" && k != "kernels" && k != "host" &&
-        k != "network" && k != "compressors" && k != "merges")
+        k != "network" && k != "compressors" && k != "compressors_streaming" && k != "merges")
       throw InputError(origin + ":" + std::to_string(kv.first.Mark().line + 1) + ": " + k +
                        ": unknown key");
   }
@@ -158,6 +158,8 @@ Machine parse_machine(const std::string& yaml_text, const std::string& origin) {
     section.finish();
   };
   per_method("compressors", m.compress_value_s,
+             [](CompressionMethod c) { return c != CompressionMethod::none; });
+  per_method("compressors_streaming", m.compress_streaming_value_s,
              [](CompressionMethod c) { return c != CompressionMethod::none; });
   per_method("merges", m.merge_value_s, compress::merges_payloads);  // the methods that merge
   memory.finish();

@@ -58,6 +58,10 @@ struct Machine {
   // parameters, by CompressionMethod (perf/calibrate; the `compressors` section); 0 where not
   // measured: then four passes over the gradient at the streaming rate.
   PerMethod compress_value_s{};
+  // The same for a gradient that outgrows cache_bytes (its values, codes and sum streamed from
+  // memory: perf/calibrate at d = 2^22; the `compressors_streaming` section); 0 where not
+  // measured: the in-cache figure.
+  PerMethod compress_streaming_value_s{};
   // Per value merged, the arithmetic a merge collective does on each value it receives (decode
   // both, combine, re-encode; a top-k merge per pair), by CompressionMethod, for the methods
   // whose record says they merge (compress::merges_payloads: cast, gtopk, aps, and global-qsgd

@@ -150,7 +150,11 @@ void gradient_exchange(Ledger& L, double d, double rows) {
   const double m = touched_columns(L.w, rows);
   const std::vector<compress::Collective> calls = compress::traffic_of(
       c, {sparse_rows && c.method == M::sparse ? m : d, L.w.ranks, L.w.arithmetic_bytes});
-  const double per_value = L.m.compress_value_s[std::size_t(c.method)];
+  // A gradient whose values, codes and sum outgrow the cache is encoded and decoded from memory.
+  const double streaming = L.m.compress_streaming_value_s[std::size_t(c.method)];
+  const bool outgrows = 3 * d * L.w.arithmetic_bytes > L.m.cache_bytes;
+  const double per_value =
+      outgrows && streaming > 0 ? streaming : L.m.compress_value_s[std::size_t(c.method)];
   if (c.method == M::none) {
     L.launches(1);  // the plain AllReduce: nothing encoded
   } else if (on_support) {
