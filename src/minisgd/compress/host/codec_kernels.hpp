@@ -1,0 +1,80 @@
+#pragma once
+// The host form's per-value loops of the quantizing compressors (compress/form.hpp) as tables of
+// function pointers, one per vector tier (core/simd/tier.hpp), as kernels/host/host_kernels.hpp
+// holds the row loops: written once (compress/host/codec_loops.hpp), compiled once per tier
+// (compress/host/tier_*.cpp, with the row loops' flags), the table of simd::active_tier()
+// looked up once per call. They sit in compress/, not kernels/host/, because they are made of
+// compress/'s codecs (ci/check_layers.sh: kernels/ may not include compress/). Every tier makes
+// the same operations in the same order on each value, with the same random bits, so the codes
+// and sums are the same bits whichever tier runs (tests/compress/test_compressors.cpp).
+//
+// Each loop covers the values [i0, i1) of a vector; a dithering loop's i0 is a multiple of
+// kHostDitherBlock (compress/dithering.hpp), whose blocks draw their bits together.
+#include <cstdint>
+#include <type_traits>
+
+#include "minisgd/core/simd/tier.hpp"
+
+namespace minisgd::compress::codec {
+
+/// The random bits of value i are those of element first + i at (key, step).
+struct DitherStream {
+  std::uint64_t key, step, first;
+};
+
+/// The loops for values of type T (float or double).
+template <class T>
+struct CodecKernels {
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  /// codes[i] = Code(stochastic_level(double(x[i])·factor, levels, bits of i)) (encode_levels).
+  void (*levels_i8)(const T* x, double factor, int levels, DitherStream s, std::int64_t i0,
+                    std::int64_t i1, std::int8_t* codes);
+  void (*levels_i16)(const T* x, double factor, int levels, DitherStream s, std::int64_t i0,
+                     std::int64_t i1, std::int16_t* codes);
+  void (*levels_i32)(const T* x, double factor, int levels, DitherStream s, std::int64_t i0,
+                     std::int64_t i1, std::int32_t* codes);
+  /// codes[i] = exp_dither::encode(double(x[i])·a, bits of i) (QSGD), or ÷ a (Global-QSGD).
+  void (*exp_times)(const T* x, double a, DitherStream s, std::int64_t i0, std::int64_t i1,
+                    std::uint8_t* codes);
+  void (*exp_over)(const T* x, double a, DitherStream s, std::int64_t i0, std::int64_t i1,
+                   std::uint8_t* codes);
+  /// QSGD's decode: out[i] = T(Σ_p value(rank p's code i)·unit_p) in rank order, the codes rank
+  /// after rank d apart, unit_p = 2·scales[p] (exponential) or scales[p] / levels.
+  void (*sum_exp)(const std::uint8_t* codes, const double* scales, int ranks, std::int64_t d,
+                  double levels, std::int64_t i0, std::int64_t i1, T* out);
+  void (*sum_i8)(const std::int8_t* codes, const double* scales, int ranks, std::int64_t d,
+                 double levels, std::int64_t i0, std::int64_t i1, T* out);
+  void (*sum_i16)(const std::int16_t* codes, const double* scales, int ranks, std::int64_t d,
+                  double levels, std::int64_t i0, std::int64_t i1, T* out);
+  /// Global-QSGD's decode: out[i] = T(double(codes[i])·unit), or of exp_dither::decode.
+  void (*decode_i8)(const std::int8_t* codes, double unit, std::int64_t i0, std::int64_t i1,
+                    T* out);
+  void (*decode_i16)(const std::int16_t* codes, double unit, std::int64_t i0, std::int64_t i1,
+                     T* out);
+  void (*decode_i32)(const std::int32_t* codes, double unit, std::int64_t i0, std::int64_t i1,
+                     T* out);
+  void (*decode_exp)(const std::uint8_t* codes, double unit, std::int64_t i0, std::int64_t i1,
+                     T* out);
+  /// The bits of the largest |x[i]| of [i0, i1), NaN as +∞ (compress/magnitude.hpp).
+  Bits (*max_bits)(const T* x, std::int64_t i0, std::int64_t i1);
+};
+
+/// Global-QSGD's merge of exponential codes: own[i] = exp_dither::merge(own[i], received[i],
+/// bits of 2(first + i) and 2(first + i) + 1) for i in [i0, i1), i0 a multiple of
+/// kHostDitherBlock.
+using ExpMergeKernel = void (*)(std::uint8_t* own, const std::uint8_t* received, DitherStream s,
+                                std::int64_t i0, std::int64_t i1);
+
+// The tables of tier t (compress/host/dispatch.cpp); t must be compiled in.
+template <class T>
+const CodecKernels<T>& codec_kernels(simd::Tier t);
+ExpMergeKernel exp_merge_kernel(simd::Tier t);
+
+// One tier's, Isa being simd::Generic, simd::Avx2 or simd::Avx512: defined in
+// compress/host/codec_loops.hpp, instantiated in that tier's translation unit only.
+template <class Isa, class T>
+const CodecKernels<T>& tier_codec_kernels();
+template <class Isa>
+ExpMergeKernel tier_exp_merge_kernel();
+
+}  // namespace minisgd::compress::codec
