@@ -199,7 +199,8 @@ TEST_P(CompressorTiers, AgreeBitForBit) {
   const std::size_t d = 2 * 4096 + 809;
   for (const char* deck : {"qsgd", "qsgd, qsgd: {bits: 12}", "qsgd, qsgd: {dithering: exponential}",
                            "global-qsgd", "global-qsgd, global-qsgd: {bits: 16}",
-                           "global-qsgd, global-qsgd: {dithering: exponential}"}) {
+                           "global-qsgd, global-qsgd: {dithering: exponential}", "cast",
+                           "cast, cast: {format: bf16}"}) {
     const std::string what = std::string("compression: {method: ") + deck + "}";
     expect_tier_agrees<float>(w, what, d, GetParam());
     expect_tier_agrees<double>(w, what, d, GetParam());

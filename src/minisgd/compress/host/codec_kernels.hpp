@@ -57,6 +57,15 @@ struct CodecKernels {
                      T* out);
   /// The bits of the largest |x[i]| of [i0, i1), NaN as +∞ (compress/magnitude.hpp).
   Bits (*max_bits)(const T* x, std::int64_t i0, std::int64_t i1);
+  /// Cast's codes: codes[i] = from_float<F>(float(x[i])).bits, F bf16 or fp16.
+  void (*cast_bf16)(const T* x, std::int64_t i0, std::int64_t i1, std::uint16_t* codes);
+  void (*cast_fp16)(const T* x, std::int64_t i0, std::int64_t i1, std::uint16_t* codes);
+  /// Cast's merge: a[i] = from_float<F>(to_float(a[i]) + to_float(b[i])).
+  void (*merge_bf16)(std::uint16_t* a, const std::uint16_t* b, std::int64_t i0, std::int64_t i1);
+  void (*merge_fp16)(std::uint16_t* a, const std::uint16_t* b, std::int64_t i0, std::int64_t i1);
+  /// Cast's decode: out[i] = T(to_float(F{codes[i]})).
+  void (*widen_bf16)(const std::uint16_t* codes, std::int64_t i0, std::int64_t i1, T* out);
+  void (*widen_fp16)(const std::uint16_t* codes, std::int64_t i0, std::int64_t i1, T* out);
 };
 
 /// Global-QSGD's merge of exponential codes: own[i] = exp_dither::merge(own[i], received[i],

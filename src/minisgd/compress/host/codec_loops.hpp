@@ -96,6 +96,26 @@ MINISGD_CODEC_LOOP typename CodecKernels<T>::Bits max_bits_loop(const T* x, std:
   return max_magnitude_bits_of(x + i0, std::size_t(i1 - i0));
 }
 
+template <class Isa, class F, class T>
+MINISGD_CODEC_LOOP void cast_loop(const T* x, std::int64_t i0, std::int64_t i1,
+                                  std::uint16_t* codes) {
+  for (std::int64_t i = i0; i < i1; ++i) codes[i] = precision::from_float<F>(float(x[i])).bits;
+}
+
+template <class Isa, class F>
+MINISGD_CODEC_LOOP void cast_merge_loop(std::uint16_t* a, const std::uint16_t* b, std::int64_t i0,
+                                        std::int64_t i1) {
+  for (std::int64_t i = i0; i < i1; ++i)
+    a[i] =
+        precision::from_float<F>(precision::to_float(F{a[i]}) + precision::to_float(F{b[i]})).bits;
+}
+
+template <class Isa, class F, class T>
+MINISGD_CODEC_LOOP void widen_loop(const std::uint16_t* codes, std::int64_t i0, std::int64_t i1,
+                                   T* out) {
+  for (std::int64_t i = i0; i < i1; ++i) out[i] = T(precision::to_float(F{codes[i]}));
+}
+
 template <class Isa>
 MINISGD_CODEC_LOOP void exp_merge_loop(std::uint8_t* own, const std::uint8_t* received,
                                        DitherStream s, std::int64_t i0, std::int64_t i1) {
@@ -123,7 +143,13 @@ const CodecKernels<T>& tier_codec_kernels() {
                                            &decode_loop<Isa, false, std::int16_t, T>,
                                            &decode_loop<Isa, false, std::int32_t, T>,
                                            &decode_loop<Isa, true, std::uint8_t, T>,
-                                           &max_bits_loop<Isa, T>};
+                                           &max_bits_loop<Isa, T>,
+                                           &cast_loop<Isa, precision::bf16, T>,
+                                           &cast_loop<Isa, precision::fp16, T>,
+                                           &cast_merge_loop<Isa, precision::bf16>,
+                                           &cast_merge_loop<Isa, precision::fp16>,
+                                           &widen_loop<Isa, precision::bf16, T>,
+                                           &widen_loop<Isa, precision::fp16, T>};
   return kernels;
 }
 

@@ -12,3 +12,4 @@
 #include "minisgd/compress/magnitude.hpp"
 #include "minisgd/core/simd/tier.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
+#include "minisgd/precision/storage_types.hpp"
