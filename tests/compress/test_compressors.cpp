@@ -197,10 +197,12 @@ TEST_P(CompressorTiers, AgreeBitForBit) {
   World w;
   if (!kHostMemory) GTEST_SKIP() << "no host form in a device build";
   const std::size_t d = 2 * 4096 + 809;
-  for (const char* deck : {"qsgd", "qsgd, qsgd: {bits: 12}", "qsgd, qsgd: {dithering: exponential}",
-                           "global-qsgd", "global-qsgd, global-qsgd: {bits: 16}",
-                           "global-qsgd, global-qsgd: {dithering: exponential}", "cast",
-                           "cast, cast: {format: bf16}"}) {
+  for (const char* deck :
+       {"qsgd", "qsgd, qsgd: {bits: 12}", "qsgd, qsgd: {dithering: exponential}", "global-qsgd",
+        "global-qsgd, global-qsgd: {bits: 16}",
+        "global-qsgd, global-qsgd: {dithering: exponential}", "cast", "cast, cast: {format: bf16}",
+        "aps", "aps, aps: {format: e3m0, block_size: 7}", "aps, aps: {format: fp16, kahan: true}",
+        "aps, aps: {format: e4m3, kahan: true, block_size: 100}"}) {
     const std::string what = std::string("compression: {method: ") + deck + "}";
     expect_tier_agrees<float>(w, what, d, GetParam());
     expect_tier_agrees<double>(w, what, d, GetParam());

@@ -13,9 +13,21 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/core/simd/tier.hpp"
 
 namespace minisgd::compress::codec {
+
+/// What APS's host loops read of a call: the format and its code values (every code's, a table),
+/// the packing, and the blocks with their exponents.
+struct ApsCall {
+  precision::CustomFormat f;
+  const float* values;
+  aps::Packing packing;
+  int headroom;
+  std::size_t d, block;
+  const std::int16_t* exps;
+};
 
 /// The random bits of value i are those of element first + i at (key, step).
 struct DitherStream {
@@ -66,6 +78,19 @@ struct CodecKernels {
   /// Cast's decode: out[i] = T(to_float(F{codes[i]})).
   void (*widen_bf16)(const std::uint16_t* codes, std::int64_t i0, std::int64_t i1, T* out);
   void (*widen_fp16)(const std::uint16_t* codes, std::int64_t i0, std::int64_t i1, T* out);
+  /// APS (compress/aps.cpp), blocks [l0, l1): each block's exponent from its largest |value|;
+  /// the values' codes at their block's scale (into `codes` first where two share a word); the
+  /// summed payload unscaled. Elements [e0, e1): the codes packed two to a word; a merge.
+  void (*aps_exponents)(const T* g, std::size_t d, std::size_t block, int ranks, std::int16_t* exps,
+                        std::int64_t l0, std::int64_t l1);
+  void (*aps_encode)(const ApsCall& a, const T* g, std::uint8_t* payload, std::uint32_t* codes,
+                     std::int64_t l0, std::int64_t l1);
+  void (*aps_decode)(const ApsCall& a, const std::uint8_t* payload, T* sum, std::int64_t l0,
+                     std::int64_t l1);
+  void (*aps_pack)(const ApsCall& a, const std::uint32_t* codes, std::uint8_t* payload,
+                   std::int64_t e0, std::int64_t e1);
+  void (*aps_merge)(const ApsCall& a, std::uint8_t* own, const std::uint8_t* received,
+                    std::int64_t e0, std::int64_t e1);
 };
 
 /// Global-QSGD's merge of exponential codes: own[i] = exp_dither::merge(own[i], received[i],

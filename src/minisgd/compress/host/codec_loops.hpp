@@ -116,6 +116,127 @@ MINISGD_CODEC_LOOP void widen_loop(const std::uint16_t* codes, std::int64_t i0, 
   for (std::int64_t i = i0; i < i1; ++i) out[i] = T(precision::to_float(F{codes[i]}));
 }
 
+// ---- APS: its host form's loops (compress/aps.cpp), value for value --------------------------
+
+/// The codes of the host loops: every code's value from a table, values[c] = decode(c, f)
+/// (decode selects between floats, which GCC 12 does not vectorize), and the narrow rounding
+/// path when the format has E ≤ 7 (chosen once per call).
+template <class Isa, bool kNarrow>
+struct TableCodec {
+  precision::CustomFormat f;
+  const float* values;
+  float decode(std::uint32_t code) const { return values[code]; }
+  std::uint32_t encode(float x) const { return precision::encode_nearest<kNarrow>(x, f); }
+};
+
+/// run(shape, codec): the packing's shape a compile-time constant (aps::with_shape) and the
+/// format's TableCodec.
+template <class Isa, class F>
+inline void with_aps_loop(const ApsCall& a, const F& run) {
+  aps::with_shape(a.packing, [&](auto shape) {
+    if (a.f.E <= 7)
+      run(shape, TableCodec<Isa, true>{a.f, a.values});
+    else
+      run(shape, TableCodec<Isa, false>{a.f, a.values});
+  });
+}
+
+template <class Isa, class T>
+MINISGD_CODEC_LOOP void aps_exponents_loop(const T* g, std::size_t d, std::size_t block, int ranks,
+                                           std::int16_t* exps, std::int64_t l0, std::int64_t l1) {
+  for (std::size_t l = std::size_t(l0); l < std::size_t(l1); ++l) {
+    const std::size_t end = kmin((l + 1) * block, d);
+    // On the bits of |v|, which order as the values do, a NaN's (above +∞) taken as 0: an
+    // integer max vectorizes, a float max that ignores NaN does not.
+    std::uint32_t m = 0;
+    for (std::size_t i = l * block; i < end; ++i) {
+      const std::uint32_t a = precision::to_bits(float(g[i])) & 0x7FFFFFFFu;
+      m = kmax(m, a * std::uint32_t(a <= 0x7F800000u));
+    }
+    exps[l] = aps::block_exponent(precision::float_from_bits(m), ranks);
+  }
+}
+
+template <class Isa, class T>
+MINISGD_CODEC_LOOP void aps_encode_loop(const ApsCall& a, const T* g, std::uint8_t* payload,
+                                        std::uint32_t* codes, std::int64_t l0, std::int64_t l1) {
+  with_aps_loop<Isa>(a, [&](auto shape, const auto codec) {
+    constexpr int kShape = decltype(shape)::value;
+    constexpr std::uint32_t zeros[2] = {0, 0};
+    constexpr int kPerWord = aps::shaped<kShape>(0).per_word;
+    for (std::size_t l = std::size_t(l0); l < std::size_t(l1); ++l) {
+      const aps::Packing p = aps::shaped<kShape>(a.packing.bits);  // (constant in the loop)
+      const std::size_t first = l * a.block, end = kmin(first + a.block, a.d);
+      const std::int16_t x = a.exps[l];
+      const int shift = x == aps::zero_block ? 0 : aps::block_shift(a.f, a.headroom, x);
+      for (std::size_t i = first; i < end; ++i) {
+        const std::uint32_t code[2] = {
+            x == aps::zero_block ? 0u : codec.encode(aps::scaled(float(g[i]), shift)), 0u};
+        if constexpr (kPerWord == 1) {
+          p.put(payload + i * p.element_bytes(), 0, code);
+          if (p.lanes == 2) p.put(payload + i * p.element_bytes(), 1, zeros);
+        } else {
+          codes[i] = code[0];
+        }
+      }
+    }
+  });
+}
+
+template <class Isa, class T>
+MINISGD_CODEC_LOOP void aps_pack_loop(const ApsCall& a, const std::uint32_t* codes,
+                                      std::uint8_t* payload, std::int64_t e0, std::int64_t e1) {
+  aps::with_shape(a.packing, [&](auto shape) {
+    constexpr int kShape = decltype(shape)::value;
+    constexpr std::uint32_t zeros[2] = {0, 0};
+    if constexpr (aps::shaped<kShape>(0).per_word == 2) {
+      const aps::Packing p = aps::shaped<kShape>(a.packing.bits);
+      for (std::size_t e = std::size_t(e0); e < std::size_t(e1); ++e) {
+        const std::uint32_t pair[2] = {codes[2 * e], 2 * e + 1 < a.d ? codes[2 * e + 1] : 0u};
+        p.put(payload + e * p.element_bytes(), 0, pair);
+        if (p.lanes == 2) p.put(payload + e * p.element_bytes(), 1, zeros);
+      }
+    }
+  });
+}
+
+template <class Isa, class T>
+MINISGD_CODEC_LOOP void aps_merge_loop(const ApsCall& a, std::uint8_t* own,
+                                       const std::uint8_t* received, std::int64_t e0,
+                                       std::int64_t e1) {
+  with_aps_loop<Isa>(a, [&](auto shape, const auto codec) {
+    constexpr int kShape = decltype(shape)::value;
+    const aps::Packing p = aps::shaped<kShape>(a.packing.bits);
+    const std::size_t bytes = p.element_bytes();
+    for (std::size_t e = std::size_t(e0); e < std::size_t(e1); ++e)
+      aps::merge_element(p, codec, own + e * bytes, received + e * bytes);
+  });
+}
+
+template <class Isa, class T>
+MINISGD_CODEC_LOOP void aps_decode_loop(const ApsCall& a, const std::uint8_t* payload, T* sum,
+                                        std::int64_t l0, std::int64_t l1) {
+  with_aps_loop<Isa>(a, [&](auto shape, const auto codec) {
+    constexpr int kShape = decltype(shape)::value;
+    for (std::size_t l = std::size_t(l0); l < std::size_t(l1); ++l) {
+      const aps::Packing p = aps::shaped<kShape>(a.packing.bits);
+      const std::size_t first = l * a.block, end = kmin(first + a.block, a.d);
+      const std::int16_t x = a.exps[l];
+      if (x == aps::zero_block) {
+        for (std::size_t i = first; i < end; ++i) sum[i] = T(0);
+        continue;
+      }
+      const int shift = aps::block_shift(a.f, a.headroom, x);
+      for (std::size_t i = first; i < end; ++i) {
+        const std::size_t element = i / std::size_t(p.per_word);
+        const float v = aps::element_value(p, codec, payload + element * p.element_bytes(),
+                                           int(i - element * std::size_t(p.per_word)));
+        sum[i] = T(aps::unscale(v, shift));
+      }
+    }
+  });
+}
+
 template <class Isa>
 MINISGD_CODEC_LOOP void exp_merge_loop(std::uint8_t* own, const std::uint8_t* received,
                                        DitherStream s, std::int64_t i0, std::int64_t i1) {
@@ -149,7 +270,12 @@ const CodecKernels<T>& tier_codec_kernels() {
                                            &cast_merge_loop<Isa, precision::bf16>,
                                            &cast_merge_loop<Isa, precision::fp16>,
                                            &widen_loop<Isa, precision::bf16, T>,
-                                           &widen_loop<Isa, precision::fp16, T>};
+                                           &widen_loop<Isa, precision::fp16, T>,
+                                           &aps_exponents_loop<Isa, T>,
+                                           &aps_encode_loop<Isa, T>,
+                                           &aps_decode_loop<Isa, T>,
+                                           &aps_pack_loop<Isa, T>,
+                                           &aps_merge_loop<Isa, T>};
   return kernels;
 }
 

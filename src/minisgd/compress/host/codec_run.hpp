@@ -14,12 +14,12 @@ namespace minisgd::compress::codec {
 /// Values a work item of the tier loops covers: 64 dither blocks of 16.
 constexpr std::int64_t kCodecChunk = 1024;
 
-/// f(i0, i1) for the chunks [i0, i1) of [0, n) on the host's threads.
+/// f(i0, i1) for the chunks [i0, i1) of `chunk` items of [0, n) on the host's threads.
 template <class F>
-void for_chunks(const char* name, std::int64_t n, const F& f) {
-  host_for(name, std::size_t((n + kCodecChunk - 1) / kCodecChunk), [=](std::size_t c) {
-    const std::int64_t i0 = std::int64_t(c) * kCodecChunk;
-    f(i0, std::min(n, i0 + kCodecChunk));
+void for_chunks(const char* name, std::int64_t n, const F& f, std::int64_t chunk = kCodecChunk) {
+  host_for(name, std::size_t((n + chunk - 1) / chunk), [=](std::size_t c) {
+    const std::int64_t i0 = std::int64_t(c) * chunk;
+    f(i0, std::min(n, i0 + chunk));
   });
 }
 

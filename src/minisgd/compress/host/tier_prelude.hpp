@@ -7,6 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/compress/dithering.hpp"
 #include "minisgd/compress/host/codec_kernels.hpp"
 #include "minisgd/compress/magnitude.hpp"
