@@ -202,7 +202,8 @@ TEST_P(CompressorTiers, AgreeBitForBit) {
         "global-qsgd, global-qsgd: {bits: 16}",
         "global-qsgd, global-qsgd: {dithering: exponential}", "cast", "cast, cast: {format: bf16}",
         "aps", "aps, aps: {format: e3m0, block_size: 7}", "aps, aps: {format: fp16, kahan: true}",
-        "aps, aps: {format: e4m3, kahan: true, block_size: 100}"}) {
+        "aps, aps: {format: e4m3, kahan: true, block_size: 100}", "loco",
+        "loco, loco: {bits: 8, beta: 0.5, group_size: 64, reset_period: 2}"}) {
     const std::string what = std::string("compression: {method: ") + deck + "}";
     expect_tier_agrees<float>(w, what, d, GetParam());
     expect_tier_agrees<double>(w, what, d, GetParam());

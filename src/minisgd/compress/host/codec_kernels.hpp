@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "minisgd/compress/aps_codec.hpp"
+#include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/core/simd/tier.hpp"
 
 namespace minisgd::compress::codec {
@@ -91,6 +92,17 @@ struct CodecKernels {
                    std::int64_t e0, std::int64_t e1);
   void (*aps_merge)(const ApsCall& a, std::uint8_t* own, const std::uint8_t* received,
                     std::int64_t e0, std::int64_t e1);
+  /// LoCo (compress/loco.cpp), groups k of [k0, k1) counted chunk after chunk, [1] where two
+  /// codes share a byte: v += deQ(e), quantized into the payload (q: the codes before packing),
+  /// e and v ← the new error; the fp32 sums of `ranks` chunks' values into sums; the decode of
+  /// `count` chunks' values, the first d, into out.
+  void (*loco_quantize[2])(float* v, const loco::ChunkLayout& L, float beta, std::int8_t* e_codes,
+                           float* e_steps, std::uint8_t* payload, std::int8_t* q, std::int64_t k0,
+                           std::int64_t k1);
+  void (*loco_sum[2])(const loco::ChunkLayout& L, const std::uint8_t* chunks, int ranks,
+                      float* sums, std::int64_t k0, std::int64_t k1);
+  void (*loco_decode[2])(const loco::ChunkLayout& L, const std::uint8_t* chunks, std::size_t d,
+                         T* out, std::int64_t k0, std::int64_t k1);
 };
 
 /// Global-QSGD's merge of exponential codes: own[i] = exp_dither::merge(own[i], received[i],

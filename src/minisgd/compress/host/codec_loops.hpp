@@ -237,6 +237,95 @@ MINISGD_CODEC_LOOP void aps_decode_loop(const ApsCall& a, const std::uint8_t* pa
   });
 }
 
+// ---- LoCo: its host form's loops (compress/loco.cpp), value for value -------------------------
+// Plain loops over a group's values with codes per byte a compile-time constant, which the
+// compiler vectorizes (the device form's team kernels take a branch per value on a CPU).
+
+/// The layout with its codes per byte a constant (made inside each group, so that the compiler
+/// sees it).
+template <class Isa, int kPerByte>
+inline loco::ChunkLayout loco_shaped(loco::ChunkLayout L) {
+  L.per_byte = kPerByte;
+  return L;
+}
+
+template <class Isa, int kPerByte>
+MINISGD_CODEC_LOOP void loco_quantize_loop(float* v, const loco::ChunkLayout& layout, float beta,
+                                           std::int8_t* e_codes, float* e_steps,
+                                           std::uint8_t* payload, std::int8_t* q, std::int64_t k0,
+                                           std::int64_t k1) {
+  for (std::size_t k = std::size_t(k0); k < std::size_t(k1); ++k) {
+    const loco::ChunkLayout L = loco_shaped<Isa, kPerByte>(layout);
+    const int levels = 1 << (L.bits - 1), mask = (1 << L.bits) - 1;
+    const std::size_t c = k / L.groups, g = k % L.groups, first = g * L.group;
+    const std::size_t n = kmin(L.group, L.length - first), at = c * L.length + first;
+    float* const x = v + at;
+    std::int8_t* const e = e_codes + at;
+    std::int8_t* const codes = q + at;
+    std::uint8_t* const chunk = payload + c * L.bytes;
+    const float e_step = e_steps[k];
+    for (std::size_t t = 0; t < n; ++t) x[t] += float(e[t]) * e_step;
+    const float step = max_magnitude_of(x, n) / float(levels);
+    // Two loops: GCC 12 vectorizes neither half with the other (a float product of the
+    // selected code).
+    for (std::size_t t = 0; t < n; ++t) codes[t] = std::int8_t(loco::quantize(x[t], step, levels));
+    for (std::size_t t = 0; t < n; ++t)
+      x[t] = loco::compensate(beta, float(e[t]) * e_step, x[t], loco::dequantize(codes[t], step));
+    std::uint8_t* const bytes = chunk + 4 * L.groups + first / kPerByte;
+    for (std::size_t t = 0; t < n / kPerByte; ++t)
+      bytes[t] = kPerByte == 2
+                     ? std::uint8_t((codes[2 * t] & mask) | (codes[2 * t + 1] & mask) << 4)
+                     : std::uint8_t(codes[t] & mask);
+    if (kPerByte == 2 && n % 2) bytes[n / 2] = std::uint8_t(codes[n - 1] & mask);
+    const float new_step = max_magnitude_of(x, n) / 127.0f;
+    for (std::size_t t = 0; t < n; ++t) e[t] = loco::error_code(x[t], new_step);
+    L.set_step(chunk, g, step);
+    e_steps[k] = new_step;
+  }
+}
+
+constexpr std::size_t kLocoSums = 256;  // values of a group summed at once, on the stack
+
+/// out[c·length + j] for every value j < d of chunks c: chunk c's value j (kSum false: the
+/// decode of the gathered chunks), or the fp32 sum from 0 of value j of chunks 0, 1, ..,
+/// ranks − 1 in order (kSum: the owned chunk's sum of what every rank sent).
+template <class Isa, int kPerByte, bool kSum, class Out>
+MINISGD_CODEC_LOOP void loco_values_loop(const loco::ChunkLayout& layout,
+                                         const std::uint8_t* chunks, int ranks, std::size_t d,
+                                         Out* out, std::int64_t k0, std::int64_t k1) {
+  for (std::size_t k = std::size_t(k0); k < std::size_t(k1); ++k) {
+    const loco::ChunkLayout L = loco_shaped<Isa, kPerByte>(layout);
+    const std::size_t c = k / L.groups, g = k % L.groups, first = g * L.group;
+    const std::size_t at = c * L.length + first;
+    const std::size_t n = at >= d ? 0 : kmin(kmin(L.group, L.length - first), d - at);
+    float s[kLocoSums];
+    for (std::size_t t0 = 0; t0 < n; t0 += kLocoSums) {
+      const std::size_t m = kmin(n - t0, kLocoSums);
+      for (int p = 0; p < ranks; ++p) {
+        const std::uint8_t* chunk = chunks + (std::size_t(p) + c) * L.bytes;
+        const float step = L.step(chunk, g);
+        for (std::size_t t = 0; t < m; ++t) {
+          const float x = loco::dequantize(L.code(chunk, first + t0 + t), step);
+          s[t] = kSum ? (p == 0 ? 0.0f : s[t]) + x : x;
+        }
+      }
+      for (std::size_t t = 0; t < m; ++t) out[at + t0 + t] = Out(s[t]);
+    }
+  }
+}
+
+template <class Isa, int kPerByte>
+void loco_sum_loop(const loco::ChunkLayout& L, const std::uint8_t* chunks, int ranks, float* sums,
+                   std::int64_t k0, std::int64_t k1) {
+  loco_values_loop<Isa, kPerByte, true>(L, chunks, ranks, L.length, sums, k0, k1);
+}
+
+template <class Isa, int kPerByte, class T>
+void loco_decode_loop(const loco::ChunkLayout& L, const std::uint8_t* chunks, std::size_t d, T* out,
+                      std::int64_t k0, std::int64_t k1) {
+  loco_values_loop<Isa, kPerByte, false>(L, chunks, 1, d, out, k0, k1);
+}
+
 template <class Isa>
 MINISGD_CODEC_LOOP void exp_merge_loop(std::uint8_t* own, const std::uint8_t* received,
                                        DitherStream s, std::int64_t i0, std::int64_t i1) {
@@ -252,30 +341,34 @@ MINISGD_CODEC_LOOP void exp_merge_loop(std::uint8_t* own, const std::uint8_t* re
 
 template <class Isa, class T>
 const CodecKernels<T>& tier_codec_kernels() {
-  static constexpr CodecKernels<T> kernels{&levels_loop<Isa, T, std::int8_t>,
-                                           &levels_loop<Isa, T, std::int16_t>,
-                                           &levels_loop<Isa, T, std::int32_t>,
-                                           &exp_loop<Isa, false, T>,
-                                           &exp_loop<Isa, true, T>,
-                                           &sum_loop<Isa, true, std::uint8_t, T>,
-                                           &sum_loop<Isa, false, std::int8_t, T>,
-                                           &sum_loop<Isa, false, std::int16_t, T>,
-                                           &decode_loop<Isa, false, std::int8_t, T>,
-                                           &decode_loop<Isa, false, std::int16_t, T>,
-                                           &decode_loop<Isa, false, std::int32_t, T>,
-                                           &decode_loop<Isa, true, std::uint8_t, T>,
-                                           &max_bits_loop<Isa, T>,
-                                           &cast_loop<Isa, precision::bf16, T>,
-                                           &cast_loop<Isa, precision::fp16, T>,
-                                           &cast_merge_loop<Isa, precision::bf16>,
-                                           &cast_merge_loop<Isa, precision::fp16>,
-                                           &widen_loop<Isa, precision::bf16, T>,
-                                           &widen_loop<Isa, precision::fp16, T>,
-                                           &aps_exponents_loop<Isa, T>,
-                                           &aps_encode_loop<Isa, T>,
-                                           &aps_decode_loop<Isa, T>,
-                                           &aps_pack_loop<Isa, T>,
-                                           &aps_merge_loop<Isa, T>};
+  static constexpr CodecKernels<T> kernels{
+      &levels_loop<Isa, T, std::int8_t>,
+      &levels_loop<Isa, T, std::int16_t>,
+      &levels_loop<Isa, T, std::int32_t>,
+      &exp_loop<Isa, false, T>,
+      &exp_loop<Isa, true, T>,
+      &sum_loop<Isa, true, std::uint8_t, T>,
+      &sum_loop<Isa, false, std::int8_t, T>,
+      &sum_loop<Isa, false, std::int16_t, T>,
+      &decode_loop<Isa, false, std::int8_t, T>,
+      &decode_loop<Isa, false, std::int16_t, T>,
+      &decode_loop<Isa, false, std::int32_t, T>,
+      &decode_loop<Isa, true, std::uint8_t, T>,
+      &max_bits_loop<Isa, T>,
+      &cast_loop<Isa, precision::bf16, T>,
+      &cast_loop<Isa, precision::fp16, T>,
+      &cast_merge_loop<Isa, precision::bf16>,
+      &cast_merge_loop<Isa, precision::fp16>,
+      &widen_loop<Isa, precision::bf16, T>,
+      &widen_loop<Isa, precision::fp16, T>,
+      &aps_exponents_loop<Isa, T>,
+      &aps_encode_loop<Isa, T>,
+      &aps_decode_loop<Isa, T>,
+      &aps_pack_loop<Isa, T>,
+      &aps_merge_loop<Isa, T>,
+      {&loco_quantize_loop<Isa, 1>, &loco_quantize_loop<Isa, 2>},
+      {&loco_sum_loop<Isa, 1>, &loco_sum_loop<Isa, 2>},
+      {&loco_decode_loop<Isa, 1, T>, &loco_decode_loop<Isa, 2, T>}};
   return kernels;
 }
 

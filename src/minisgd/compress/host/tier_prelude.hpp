@@ -10,6 +10,7 @@
 #include "minisgd/compress/aps_codec.hpp"
 #include "minisgd/compress/dithering.hpp"
 #include "minisgd/compress/host/codec_kernels.hpp"
+#include "minisgd/compress/loco_codec.hpp"
 #include "minisgd/compress/magnitude.hpp"
 #include "minisgd/core/simd/tier.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
