@@ -14,14 +14,17 @@ if(NOT MINISGD_SIMD MATCHES "^(auto|generic)$")
 endif()
 
 set(_simd_dir ${PROJECT_SOURCE_DIR}/src/minisgd/kernels/host)
-set(MINISGD_SIMD_SOURCES ${_simd_dir}/dispatch.cpp ${_simd_dir}/tier_generic.cpp)
+set(_codec_dir ${PROJECT_SOURCE_DIR}/src/minisgd/compress/host)  # the compressors' loops
+set(MINISGD_SIMD_SOURCES ${_simd_dir}/dispatch.cpp ${_simd_dir}/tier_generic.cpp
+                         ${_codec_dir}/dispatch.cpp ${_codec_dir}/tier_generic.cpp)
 set(MINISGD_SIMD_DEFINITIONS "")
 set(MINISGD_SIMD_TIERS generic)
 if(MINISGD_SIMD STREQUAL "auto" AND NOT MINISGD_DEVICE_BUILD AND
    CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND
    (CMAKE_CXX_COMPILER_ID MATCHES "Clang" OR
     (CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12)))
-  list(APPEND MINISGD_SIMD_SOURCES ${_simd_dir}/tier_avx2.cpp ${_simd_dir}/tier_avx512.cpp)
+  list(APPEND MINISGD_SIMD_SOURCES ${_simd_dir}/tier_avx2.cpp ${_simd_dir}/tier_avx512.cpp
+                                  ${_codec_dir}/tier_avx2.cpp ${_codec_dir}/tier_avx512.cpp)
   list(APPEND MINISGD_SIMD_DEFINITIONS MINISGD_SIMD_AVX2 MINISGD_SIMD_AVX512)
   list(APPEND MINISGD_SIMD_TIERS avx2 avx512)
 endif()

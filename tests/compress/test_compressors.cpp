@@ -27,6 +27,7 @@
 #include "minisgd/core/state_archive.hpp"
 #include "minisgd/perfmodel/step_model.hpp"
 #include "support/aps_reference.hpp"
+#include "support/simd_tiers.hpp"
 #include "support/simulated_merge.hpp"
 #include "support/test_support.hpp"
 
@@ -157,7 +158,58 @@ void expect_forms_agree(World& w, const std::string& deck, std::size_t d, int st
   EXPECT_TRUE(host_state.bytes() == device_state.bytes()) << what << ": the saved states differ";
 }
 
+/// The host form's sums of `deck` over `steps` steps from mixed_gradient(), on the active tier.
+template <class T>
+std::vector<std::vector<T>> host_sums(World& w, const std::string& deck, std::size_t d, int steps) {
+  auto comp =
+      compress::make_compressor<T>(test::deck(deck).compression, 7, d, w.training, Form::host);
+  Vector<T> sum("sum", d);
+  std::vector<std::vector<T>> sums;
+  for (int t = 0; t < steps; ++t) {
+    comp->set_epoch(t);
+    comp->reduce(mixed_gradient<T>(d, w.rank, t), sum);
+    sums.push_back(host(sum));
+  }
+  return sums;
+}
+
+/// The host form of `deck` on tier t: the generic tier's sums, bit for bit.
+template <class T>
+void expect_tier_agrees(World& w, const std::string& deck, std::size_t d, simd::Tier t) {
+  const std::string what = deck + " T " + (sizeof(T) == 4 ? "float" : "double");
+  ASSERT_TRUE(simd::use_tier(simd::Tier::generic));
+  const auto expect = host_sums<T>(w, deck, d, 3);
+  ASSERT_TRUE(simd::use_tier(t));
+  const auto got = host_sums<T>(w, deck, d, 3);
+  for (std::size_t step = 0; step < expect.size(); ++step)
+    EXPECT_EQ(std::memcmp(expect[step].data(), got[step].data(), d * sizeof(T)), 0)
+        << what << " on " << simd::name(t) << ", step " << step;
+}
+
+class CompressorTiers : public testing_support::EachTier {};
+
 }  // namespace
+
+// The host form's per-value loops (compress/host/codec_kernels.hpp) on each vector tier this CPU
+// runs against the generic tier's: the same sums bit for bit, over steps that move the random
+// bits, on d past the loops' chunks and not a multiple of the dither block.
+TEST_P(CompressorTiers, AgreeBitForBit) {
+  World w;
+  if (!kHostMemory) GTEST_SKIP() << "no host form in a device build";
+  const std::size_t d = 2 * 4096 + 809;
+  for (const char* deck :
+       {"qsgd", "qsgd, qsgd: {bits: 12}", "qsgd, qsgd: {dithering: exponential}", "global-qsgd",
+        "global-qsgd, global-qsgd: {bits: 16}",
+        "global-qsgd, global-qsgd: {dithering: exponential}", "cast", "cast, cast: {format: bf16}",
+        "aps", "aps, aps: {format: e3m0, block_size: 7}", "aps, aps: {format: fp16, kahan: true}",
+        "aps, aps: {format: e4m3, kahan: true, block_size: 100}", "loco",
+        "loco, loco: {bits: 8, beta: 0.5, group_size: 64, reset_period: 2}"}) {
+    const std::string what = std::string("compression: {method: ") + deck + "}";
+    expect_tier_agrees<float>(w, what, d, GetParam());
+    expect_tier_agrees<double>(w, what, d, GetParam());
+  }
+}
+MINISGD_FOR_EACH_TIER(CompressorTiers);
 
 // Every method of the list (config/compression.hpp) with its default parameters, and the
 // parameters that take other paths, in both forms on this host backend (compress/form.hpp): the

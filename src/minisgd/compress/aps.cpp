@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "minisgd/comm/merge_allreduce.hpp"
+#include "minisgd/compress/host/codec_run.hpp"
 #include "minisgd/compress/record.hpp"
 
 namespace minisgd::compress {
@@ -12,120 +13,12 @@ namespace minisgd::compress {
 namespace aps_detail {
 
 // The host form: plain loops over a block's values, and over elements with the packing's shape
-// a compile-time constant (aps::with_shape), which the compiler vectorizes; the team kernels of
-// the device path run a branch per value on run-time shapes (10 ns a value on a CPU). The same
-// codes, merges and sums, value for value (form.hpp).
+// a compile-time constant (aps::with_shape), which the compiler vectorizes, in the active
+// tier's instructions (compress/host/codec_loops.hpp); the team kernels of the device path run
+// a branch per value on run-time shapes (10 ns a value on a CPU). The same codes, merges and
+// sums, value for value (form.hpp).
 
 constexpr std::size_t kChunk = 4096;  // elements of a merge that one host thread takes
-
-/// The codes of the host loops: every code's value from a table, values[c] = decode(c, f)
-/// (decode selects between floats, which GCC 12 does not vectorize), and the narrow rounding
-/// path when the format has E ≤ 7 (chosen once per call).
-template <bool kNarrow>
-struct TableCodec {
-  precision::CustomFormat f;
-  const float* values;
-  // (host and device functions, as the codec's functions that call them; run on the host only)
-  KOKKOS_INLINE_FUNCTION float decode(std::uint32_t code) const { return values[code]; }
-  KOKKOS_INLINE_FUNCTION std::uint32_t encode(float x) const {
-    return precision::encode_nearest<kNarrow>(x, f);
-  }
-};
-
-/// f(codec) with the TableCodec of the format (values: its table).
-template <class F>
-void with_codec(precision::CustomFormat f, const float* values, const F& run) {
-  if (f.E <= 7)
-    run(TableCodec<true>{f, values});
-  else
-    run(TableCodec<false>{f, values});
-}
-
-/// Each block's exponent from its largest |value| (NaN ignored, as the device kernel's max).
-template <class T>
-void block_exponents(const T* g, std::size_t d, std::size_t block, int ranks, std::int16_t* exps) {
-  host_for("minisgd::aps_block_exponents", (d + block - 1) / block, [=](std::size_t l) {
-    const std::size_t end = kmin((l + 1) * block, d);
-    // On the bits of |v|, which order as the values do, a NaN's (above +∞) taken as 0: an
-    // integer max vectorizes, a float max that ignores NaN does not (nor, in GCC 12, this one
-    // written with a select).
-    std::uint32_t m = 0;
-    for (std::size_t i = l * block; i < end; ++i) {
-      const std::uint32_t a = precision::to_bits(float(g[i])) & 0x7FFFFFFFu;
-      m = kmax(m, a * std::uint32_t(a <= 0x7F800000u));
-    }
-    exps[l] = aps::block_exponent(precision::float_from_bits(m), ranks);
-  });
-}
-
-/// The payload of g: each value's code at its block's scale, zero lanes for the compensation.
-/// Two codes to a word (4-bit formats) go through `codes` (d words), as an element can hold
-/// values of two blocks.
-template <int kShape, class Codec, class T>
-void encode(const Codec& codec, int bits, int headroom, const T* g, std::size_t d,
-            std::size_t block, const std::int16_t* exps, std::uint8_t* payload,
-            std::uint32_t* codes) {
-  constexpr std::uint32_t zeros[2] = {0, 0};
-  constexpr int kPerWord = aps::shaped<kShape>(0).per_word;
-  host_for("minisgd::aps_encode", (d + block - 1) / block, [=](std::size_t l) {
-    const aps::Packing p = aps::shaped<kShape>(bits);  // (made here: constant in the loop)
-    const std::size_t first = l * block, end = kmin(first + block, d);
-    const std::int16_t x = exps[l];
-    const int shift = x == aps::zero_block ? 0 : aps::block_shift(codec.f, headroom, x);
-    for (std::size_t i = first; i < end; ++i) {
-      const std::uint32_t code[2] = {
-          x == aps::zero_block ? 0u : codec.encode(aps::scaled(float(g[i]), shift)), 0u};
-      if constexpr (kPerWord == 1) {
-        p.put(payload + i * p.element_bytes(), 0, code);
-        if (p.lanes == 2) p.put(payload + i * p.element_bytes(), 1, zeros);
-      } else {
-        codes[i] = code[0];
-      }
-    }
-  });
-  if constexpr (kPerWord == 2) {
-    host_for("minisgd::aps_pack", (d + 1) / 2, [=](std::size_t e) {
-      const aps::Packing p = aps::shaped<kShape>(bits);
-      const std::uint32_t pair[2] = {codes[2 * e], 2 * e + 1 < d ? codes[2 * e + 1] : 0u};
-      p.put(payload + e * p.element_bytes(), 0, pair);
-      if (p.lanes == 2) p.put(payload + e * p.element_bytes(), 1, zeros);
-    });
-  }
-}
-
-/// own ← merge(own, received), n elements.
-template <int kShape, class Codec>
-void merge(const Codec& codec, int bits, std::uint8_t* own, const std::uint8_t* received,
-           std::size_t n) {
-  host_for("minisgd::aps_merge", (n + kChunk - 1) / kChunk, [=](std::size_t c) {
-    const aps::Packing p = aps::shaped<kShape>(bits);
-    const std::size_t end = kmin((c + 1) * kChunk, n), bytes = p.element_bytes();
-    for (std::size_t e = c * kChunk; e < end; ++e)
-      aps::merge_element(p, codec, own + e * bytes, received + e * bytes);
-  });
-}
-
-/// The summed payload unscaled by each block's shift (0 in blocks zero on every rank).
-template <int kShape, class Codec, class T>
-void decode(const Codec& codec, int bits, int headroom, const std::uint8_t* payload, std::size_t d,
-            std::size_t block, const std::int16_t* exps, T* sum) {
-  host_for("minisgd::aps_decode", (d + block - 1) / block, [=](std::size_t l) {
-    const aps::Packing p = aps::shaped<kShape>(bits);
-    const std::size_t first = l * block, end = kmin(first + block, d);
-    const std::int16_t x = exps[l];
-    if (x == aps::zero_block) {
-      for (std::size_t i = first; i < end; ++i) sum[i] = T(0);
-      return;
-    }
-    const int shift = aps::block_shift(codec.f, headroom, x);
-    for (std::size_t i = first; i < end; ++i) {
-      const std::size_t element = i / std::size_t(p.per_word);
-      const float v = aps::element_value(p, codec, payload + element * p.element_bytes(),
-                                         int(i - element * std::size_t(p.per_word)));
-      sum[i] = T(aps::unscale(v, shift));
-    }
-  });
-}
 
 /// values[c] = decode(c, f) for every code of f (the host form's table; none for the device's).
 std::vector<float> code_values(precision::CustomFormat f, Form form) {
@@ -263,28 +156,47 @@ void Aps<T>::reduce_on_device(const Vector<T>& local, const Vector<T>& sum) {
 
 template <class T>
 void Aps<T>::reduce_on_host(const Vector<T>& local, const Vector<T>& sum) {
-  const int bits = packing_.bits, headroom = headroom_;
+  const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
   const std::size_t d = d_, block = block_size_;
+  const int ranks = comm_.size();
   std::int16_t* const exps = exponents_.host.data();
   std::uint8_t* const payload = payload_.host.data();
+  std::uint32_t* const codes = codes_.data();
+  const T* const g = local.data();
+  T* const out = sum.data();
+  const std::int64_t blocks = std::int64_t((d + block - 1) / block);
+  const std::int64_t per_chunk = std::int64_t(kmax(std::size_t(1), aps_detail::kChunk / block));
   if (scaling_) {
-    aps_detail::block_exponents(local.data(), d, block, comm_.size(), exps);
+    codec::for_chunks(
+        "minisgd::aps_block_exponents", blocks,
+        [=](std::int64_t l0, std::int64_t l1) {
+          k->aps_exponents(g, d, block, ranks, exps, l0, l1);
+        },
+        per_chunk);
     comm_.allreduce(exps, exponents_.size(), comm::Op::max);
   }
-  aps::with_shape(packing_, [&](auto shape) {
-    aps_detail::with_codec(format_, values_.data(), [&](const auto codec) {
-      constexpr int kShape = decltype(shape)::value;
-      aps_detail::encode<kShape>(codec, bits, headroom, local.data(), d, block, exps, payload,
-                                 codes_.data());
-      comm::merge_allreduce(comm_, comm::MergeShape::elementwise, payload, packing_.elements(d),
-                            packing_.element_bytes(),
-                            [codec, bits](std::uint8_t* own, const std::uint8_t* received,
-                                          std::size_t, std::size_t n, const comm::PlanStep&) {
-                              aps_detail::merge<kShape>(codec, bits, own, received, n);
-                            });
-      aps_detail::decode<kShape>(codec, bits, headroom, payload, d, block, exps, sum.data());
-    });
-  });
+  const codec::ApsCall a{format_, values_.data(), packing_, headroom_, d, block, exps};
+  codec::for_chunks(
+      "minisgd::aps_encode", blocks,
+      [=](std::int64_t l0, std::int64_t l1) { k->aps_encode(a, g, payload, codes, l0, l1); },
+      per_chunk);
+  if (packing_.per_word == 2)
+    codec::for_chunks(
+        "minisgd::aps_pack", std::int64_t((d + 1) / 2),
+        [=](std::int64_t e0, std::int64_t e1) { k->aps_pack(a, codes, payload, e0, e1); },
+        std::int64_t(aps_detail::kChunk));
+  comm::merge_allreduce(
+      comm_, comm::MergeShape::elementwise, payload, packing_.elements(d), packing_.element_bytes(),
+      [k, a](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t n,
+             const comm::PlanStep&) {
+        codec::for_chunks(
+            "minisgd::aps_merge", std::int64_t(n),
+            [=](std::int64_t e0, std::int64_t e1) { k->aps_merge(a, own, received, e0, e1); },
+            std::int64_t(aps_detail::kChunk));
+      });
+  codec::for_chunks(
+      "minisgd::aps_decode", blocks,
+      [=](std::int64_t l0, std::int64_t l1) { k->aps_decode(a, payload, out, l0, l1); }, per_chunk);
 }
 
 template class Aps<float>;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "minisgd/comm/merge_allreduce.hpp"
+#include "minisgd/compress/host/codec_run.hpp"
 #include "minisgd/compress/record.hpp"
 #include "minisgd/precision/storage_types.hpp"
 
@@ -28,29 +29,50 @@ void Cast<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
 template <class T>
 template <class F>
 void Cast<T>::reduce_as(const Vector<T>& local, const Vector<T>& sum) {
+  // On the host, the active tier's loops (compress/host/codec_kernels.hpp): the conversions
+  // (fp16's a software routine below F16C) in the widest instructions the CPU has.
+  constexpr bool bf = std::is_same_v<F, precision::bf16>;
+  const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
   const auto codes = payload_.device;
-  Kokkos::parallel_for(
-      "minisgd::cast_encode", Kokkos::RangePolicy<ExecSpace>(0, codes.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        codes(i) = precision::from_float<F>(float(local(i))).bits;
-      });
-  comm::merge_allreduce(
-      comm_, comm::MergeShape::elementwise, reinterpret_cast<std::uint8_t*>(payload_.to_host()),
-      payload_.size(), sizeof(std::uint16_t),
-      [](std::uint8_t* own, const std::uint8_t* received, std::size_t, std::size_t n,
-         const comm::PlanStep&) {
-        auto* a = reinterpret_cast<std::uint16_t*>(own);
-        const auto* b = reinterpret_cast<const std::uint16_t*>(received);
-        host_for("minisgd::cast_merge", n, [=](std::size_t i) {
-          a[i] =
-              precision::from_float<F>(precision::to_float(F{a[i]}) + precision::to_float(F{b[i]}))
-                  .bits;
+  if constexpr (kHostMemory) {
+    const T* const x = local.data();
+    std::uint16_t* const out = codes.data();
+    codec::for_chunks("minisgd::cast_encode", std::int64_t(codes.extent(0)),
+                      [=](std::int64_t i0, std::int64_t i1) {
+                        (bf ? k->cast_bf16 : k->cast_fp16)(x, i0, i1, out);
+                      });
+  } else {
+    Kokkos::parallel_for(
+        "minisgd::cast_encode", Kokkos::RangePolicy<ExecSpace>(0, codes.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          codes(i) = precision::from_float<F>(float(local(i))).bits;
         });
-      });
+  }
+  comm::merge_allreduce(comm_, comm::MergeShape::elementwise,
+                        reinterpret_cast<std::uint8_t*>(payload_.to_host()), payload_.size(),
+                        sizeof(std::uint16_t),
+                        [k](std::uint8_t* own, const std::uint8_t* received, std::size_t,
+                            std::size_t n, const comm::PlanStep&) {
+                          auto* a = reinterpret_cast<std::uint16_t*>(own);
+                          const auto* b = reinterpret_cast<const std::uint16_t*>(received);
+                          codec::for_chunks("minisgd::cast_merge", std::int64_t(n),
+                                            [=](std::int64_t i0, std::int64_t i1) {
+                                              (bf ? k->merge_bf16 : k->merge_fp16)(a, b, i0, i1);
+                                            });
+                        });
   payload_.to_device();
-  Kokkos::parallel_for(
-      "minisgd::cast_decode", Kokkos::RangePolicy<ExecSpace>(0, codes.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { sum(i) = T(precision::to_float(F{codes(i)})); });
+  if constexpr (kHostMemory) {
+    const std::uint16_t* const in = codes.data();
+    T* const out = sum.data();
+    codec::for_chunks("minisgd::cast_decode", std::int64_t(codes.extent(0)),
+                      [=](std::int64_t i0, std::int64_t i1) {
+                        (bf ? k->widen_bf16 : k->widen_fp16)(in, i0, i1, out);
+                      });
+  } else {
+    Kokkos::parallel_for(
+        "minisgd::cast_decode", Kokkos::RangePolicy<ExecSpace>(0, codes.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i) { sum(i) = T(precision::to_float(F{codes(i)})); });
+  }
 }
 
 template class Cast<float>;

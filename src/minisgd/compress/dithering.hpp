@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "minisgd/compress/form.hpp"
+#include "minisgd/compress/host/codec_run.hpp"
 #include "minisgd/core/kokkos.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
 #include "minisgd/precision/bits.hpp"
@@ -143,6 +144,24 @@ void encode_levels_as(Form form, const Vector<T>& local, double factor, int leve
 template <class T>
 void encode_levels(Form form, const Vector<T>& local, double factor, int levels, std::uint64_t key,
                    std::uint64_t step, std::uint64_t first, int bytes, std::uint8_t* codes) {
+  if constexpr (kHostMemory) {
+    if (form == Form::host) {  // the active tier's loop (compress/host/codec_kernels.hpp)
+      const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
+      const T* const x = local.data();
+      const codec::DitherStream s{key, step, first};
+      codec::for_chunks(
+          "minisgd::encode_levels", std::int64_t(local.extent(0)),
+          [=](std::int64_t i0, std::int64_t i1) {
+            if (bytes == 1)
+              k->levels_i8(x, factor, levels, s, i0, i1, reinterpret_cast<std::int8_t*>(codes));
+            else if (bytes == 2)
+              k->levels_i16(x, factor, levels, s, i0, i1, reinterpret_cast<std::int16_t*>(codes));
+            else
+              k->levels_i32(x, factor, levels, s, i0, i1, reinterpret_cast<std::int32_t*>(codes));
+          });
+      return;
+    }
+  }
   if (bytes == 1)
     encode_levels_as(form, local, factor, levels, key, step, first,
                      reinterpret_cast<std::int8_t*>(codes));

@@ -8,6 +8,7 @@
 
 #include "minisgd/comm/merge_allreduce.hpp"
 #include "minisgd/compress/dithering.hpp"
+#include "minisgd/compress/host/codec_run.hpp"
 #include "minisgd/compress/magnitude.hpp"
 #include "minisgd/compress/record.hpp"
 #include "minisgd/precision/bit_rounding.hpp"
@@ -73,14 +74,14 @@ double largest_magnitude(Form form, const Vector<T>& local) {
       constexpr std::int64_t kBlock = 4096;
       const T* const x = local.data();
       using Bits = decltype(magnitude_bits(T()));
+      const auto max_bits = codec::active_codec<T>().max_bits;  // the active tier's loop
       Bits m = 0;
       Kokkos::parallel_reduce(
           "minisgd::global_qsgd_max",
           Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, (d + kBlock - 1) / kBlock),
           [=](const std::int64_t b, Bits& most) {
             const std::int64_t first = b * kBlock;
-            most =
-                kmax(most, max_magnitude_bits_of(x + first, std::size_t(kmin(kBlock, d - first))));
+            most = kmax(most, max_bits(x, first, kmin(d, first + kBlock)));
           },
           Kokkos::Max<Bits>(m));
       return double(magnitude_from_bits(m));
@@ -134,6 +135,20 @@ void GlobalQsgd<T>::reduce_levels(const Vector<T>& local, const Vector<T>& sum, 
   codes_.to_device();
   const std::uint8_t* codes = codes_.device.data();
   const double unit = scale / double(levels_.levels);
+  if (kHostMemory && form_ == Form::host) {  // the active tier's loop (compress/host/)
+    const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
+    T* const out = sum.data();
+    codec::for_chunks(
+        "minisgd::global_qsgd_decode", std::int64_t(d_), [=](std::int64_t i0, std::int64_t i1) {
+          if (bytes == 1)
+            k->decode_i8(reinterpret_cast<const std::int8_t*>(codes), unit, i0, i1, out);
+          else if (bytes == 2)
+            k->decode_i16(reinterpret_cast<const std::int16_t*>(codes), unit, i0, i1, out);
+          else
+            k->decode_i32(reinterpret_cast<const std::int32_t*>(codes), unit, i0, i1, out);
+        });
+    return;
+  }
   Kokkos::parallel_for(
       "minisgd::global_qsgd_decode", Kokkos::RangePolicy<ExecSpace>(0, d_),
       KOKKOS_LAMBDA(const std::int64_t i) {
@@ -147,28 +162,47 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
   const double range = 2.0 * comm_.size() * scale;
   const std::uint64_t key = stream_key(seed_, 0), step = step_;
   const std::uint64_t first = std::uint64_t(comm_.rank()) * d_;
-  dither_each(
-      "minisgd::global_qsgd_encode_exponential", form_, d_, key, step, first,
-      KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
-        codes(i) = exp_dither::encode(double(local(i)) / range, random);
-      });
+  const bool on_host = kHostMemory && form_ == Form::host;
+  if (on_host) {  // the active tier's loop (compress/host/codec_kernels.hpp)
+    const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
+    const T* const x = local.data();
+    std::uint8_t* const out = codes.data();
+    const codec::DitherStream s{key, step, first};
+    codec::for_chunks(
+        "minisgd::global_qsgd_encode_exponential", std::int64_t(d_),
+        [=](std::int64_t i0, std::int64_t i1) { k->exp_over(x, range, s, i0, i1, out); });
+  } else {
+    dither_each(
+        "minisgd::global_qsgd_encode_exponential", form_, d_, key, step, first,
+        KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
+          codes(i) = exp_dither::encode(double(local(i)) / range, random);
+        });
+  }
+  const codec::ExpMergeKernel merge = codec::exp_merge_kernel(simd::active_tier());
   const std::uint64_t seed = seed_;
   comm::merge_allreduce(
       comm_, comm::MergeShape::elementwise, codes_.to_host(), d_, 1,
-      [seed, step](std::uint8_t* own, const std::uint8_t* received, std::size_t first_elem,
-                   std::size_t n, const comm::PlanStep& s) {
+      [seed, step, merge](std::uint8_t* own, const std::uint8_t* received, std::size_t first_elem,
+                          std::size_t n, const comm::PlanStep& s) {
         const std::uint64_t merge_key =
             stream_key(seed, 1 + (std::uint64_t(s.round) << 32) + std::uint64_t(s.merge_id));
-        // Element i draws the bits of 2i and 2i + 1: a block's in one vectorized loop.
-        constexpr std::size_t B = kHostDitherBlock;
-        host_for("minisgd::exp_dither_merge", (n + B - 1) / B, [=](std::size_t b) {
-          std::uint32_t r[2 * B];
-          random_bits<2 * B>(merge_key, step, 2 * (first_elem + b * B), r);
-          for (std::size_t j = 0, i = b * B; j < B && i < n; ++j, ++i)
-            own[i] = exp_dither::merge(own[i], received[i], r[2 * j], r[2 * j + 1]);
-        });
+        // Element i draws the bits of 2i and 2i + 1: a block's in one vectorized loop, the
+        // active tier's (compress/host/codec_kernels.hpp).
+        const codec::DitherStream bits{merge_key, step, first_elem};
+        codec::for_chunks(
+            "minisgd::exp_dither_merge", std::int64_t(n),
+            [=](std::int64_t i0, std::int64_t i1) { merge(own, received, bits, i0, i1); });
       });
   codes_.to_device();
+  if (on_host) {  // the active tier's loop (compress/host/codec_kernels.hpp)
+    const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
+    const std::uint8_t* const in = codes.data();
+    T* const out = sum.data();
+    codec::for_chunks(
+        "minisgd::global_qsgd_decode_exponential", std::int64_t(d_),
+        [=](std::int64_t i0, std::int64_t i1) { k->decode_exp(in, range, i0, i1, out); });
+    return;
+  }
   Kokkos::parallel_for(
       "minisgd::global_qsgd_decode_exponential", Kokkos::RangePolicy<ExecSpace>(0, d_),
       KOKKOS_LAMBDA(const std::int64_t i) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "minisgd/compress/host/codec_run.hpp"
 #include "minisgd/compress/magnitude.hpp"
 #include "minisgd/compress/record.hpp"
 
@@ -93,81 +94,12 @@ void compensated_quantize(const Vector<float>& v, std::size_t chunks, const loco
       });
 }
 
-// The host form: a work item per group of plain loops over its values, with codes per byte a
-// compile-time constant, which the compiler vectorizes (the team kernels above take a branch per
-// value on a CPU). The same codes, steps, errors and sums, value for value.
+// The host form: compress/host/codec_loops.hpp, in the active tier's instructions; work items
+// of whole groups (what each group computes depends on it alone).
 
-/// The layout with its codes per byte a constant (made inside each work item, so that the
-/// compiler sees it).
-template <int kPerByte>
-loco::ChunkLayout shaped(loco::ChunkLayout L) {
-  L.per_byte = kPerByte;
-  return L;
-}
-
-/// compensated_quantize on the host: `q` holds a value's code between quantizing and packing.
-template <int kPerByte>
-void compensated_quantize_on_host(float* v, std::size_t chunks, const loco::ChunkLayout& layout,
-                                  float beta, std::int8_t* e_codes, float* e_steps,
-                                  std::uint8_t* payload, std::int8_t* q) {
-  host_for("minisgd::loco_quantize", chunks * layout.groups, [=](std::size_t k) {
-    const loco::ChunkLayout L = shaped<kPerByte>(layout);
-    const int levels = 1 << (L.bits - 1), mask = (1 << L.bits) - 1;
-    const std::size_t c = k / L.groups, g = k % L.groups, first = g * L.group;
-    const std::size_t n = kmin(L.group, L.length - first), at = c * L.length + first;
-    float* const x = v + at;
-    std::int8_t* const e = e_codes + at;
-    std::int8_t* const codes = q + at;
-    std::uint8_t* const chunk = payload + c * L.bytes;
-    const float e_step = e_steps[k];
-    for (std::size_t t = 0; t < n; ++t) x[t] += float(e[t]) * e_step;
-    const float step = max_magnitude_of(x, n) / float(levels);
-    // Two loops: GCC 12 vectorizes neither half with the other (a float product of the
-    // selected code).
-    for (std::size_t t = 0; t < n; ++t) codes[t] = std::int8_t(loco::quantize(x[t], step, levels));
-    for (std::size_t t = 0; t < n; ++t)
-      x[t] = loco::compensate(beta, float(e[t]) * e_step, x[t], loco::dequantize(codes[t], step));
-    std::uint8_t* const bytes = chunk + 4 * L.groups + first / kPerByte;
-    for (std::size_t t = 0; t < n / kPerByte; ++t)
-      bytes[t] = kPerByte == 2
-                     ? std::uint8_t((codes[2 * t] & mask) | (codes[2 * t + 1] & mask) << 4)
-                     : std::uint8_t(codes[t] & mask);
-    if (kPerByte == 2 && n % 2) bytes[n / 2] = std::uint8_t(codes[n - 1] & mask);
-    const float new_step = max_magnitude_of(x, n) / 127.0f;
-    for (std::size_t t = 0; t < n; ++t) e[t] = loco::error_code(x[t], new_step);
-    L.set_step(chunk, g, step);
-    e_steps[k] = new_step;
-  });
-}
-
-constexpr std::size_t kSums = 256;  // values of a group summed at once, on the stack
-
-/// out[c·length + j] for every value j < d of chunks c < count: chunk c's value j (ranks 1: the
-/// decode of the gathered chunks), or the fp32 sum from 0 of value j of chunks 0, 1, .., ranks − 1
-/// in order (count 1: the owned chunk's sum of what every rank sent).
-template <int kPerByte, bool kSum, class Out>
-void chunk_values_on_host(const char* label, const loco::ChunkLayout& layout,
-                          const std::uint8_t* chunks, std::size_t count, int ranks, std::size_t d,
-                          Out* out) {
-  host_for(label, count * layout.groups, [=](std::size_t k) {
-    const loco::ChunkLayout L = shaped<kPerByte>(layout);
-    const std::size_t c = k / L.groups, g = k % L.groups, first = g * L.group;
-    const std::size_t at = c * L.length + first;
-    const std::size_t n = at >= d ? 0 : kmin(kmin(L.group, L.length - first), d - at);
-    float s[kSums];
-    for (std::size_t t0 = 0; t0 < n; t0 += kSums) {
-      const std::size_t m = kmin(n - t0, kSums);
-      for (int p = 0; p < ranks; ++p) {
-        const std::uint8_t* chunk = chunks + (std::size_t(p) + c) * L.bytes;
-        const float step = L.step(chunk, g);
-        for (std::size_t t = 0; t < m; ++t) {
-          const float x = loco::dequantize(L.code(chunk, first + t0 + t), step);
-          s[t] = kSum ? (p == 0 ? 0.0f : s[t]) + x : x;
-        }
-      }
-      for (std::size_t t = 0; t < m; ++t) out[at + t0 + t] = Out(s[t]);
-    }
-  });
+/// Groups that a host work item takes: about 4096 values.
+std::int64_t groups_per_item(const loco::ChunkLayout& L) {
+  return std::int64_t(kmax(std::size_t(1), std::size_t(4096) / L.group));
 }
 
 }  // namespace
@@ -279,25 +211,39 @@ void Loco<T>::reduce_on_host(const Vector<T>& local, const Vector<T>& sum) {
   const T* const g = local.data();
   host_for("minisgd::loco_load", v_.extent(0),
            [=](std::size_t i) { v[i] = i < d ? float(g[i]) : 0.0f; });
-  const auto run = [&](auto per_byte) {
-    constexpr int kPerByte = decltype(per_byte)::value;
-    compensated_quantize_on_host<kPerByte>(v, ranks, L, beta_, sent_error_.codes.data(),
-                                           sent_error_.steps.data(), send_.host.data(),
-                                           codes_.data());
-    comm_.alltoall(send_.host.data(), received_.host.data(), L.bytes, comm::DType::u8);
-    chunk_values_on_host<kPerByte, true>("minisgd::loco_sum_chunks", L, received_.host.data(), 1,
-                                         ranks, L.length, owned_v_.data());
-    compensated_quantize_on_host<kPerByte>(owned_v_.data(), 1, L, beta_, owned_error_.codes.data(),
-                                           owned_error_.steps.data(), owned_.host.data(),
-                                           codes_.data());
-    comm_.allgather(owned_.host.data(), gathered_.host.data(), L.bytes, comm::DType::u8);
-    chunk_values_on_host<kPerByte, false>("minisgd::loco_decode", L, gathered_.host.data(), ranks,
-                                          1, d, sum.data());
+  const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
+  const int w = L.per_byte == 2 ? 1 : 0;  // the loops' index: codes per byte − 1
+  const std::int64_t per_item = groups_per_item(L);
+  const auto quantize = [&](float* x, std::size_t chunks, ErrorBuffer& e, std::uint8_t* payload) {
+    const auto run = k->loco_quantize[w];
+    const float beta = beta_;
+    std::int8_t* const e_codes = e.codes.data();
+    float* const e_steps = e.steps.data();
+    std::int8_t* const q = codes_.data();
+    codec::for_chunks(
+        "minisgd::loco_quantize", std::int64_t(chunks * L.groups),
+        [=](std::int64_t k0, std::int64_t k1) {
+          run(x, L, beta, e_codes, e_steps, payload, q, k0, k1);
+        },
+        per_item);
   };
-  if (L.per_byte == 2)
-    run(std::integral_constant<int, 2>{});
-  else
-    run(std::integral_constant<int, 1>{});
+  quantize(v, std::size_t(ranks), sent_error_, send_.host.data());
+  comm_.alltoall(send_.host.data(), received_.host.data(), L.bytes, comm::DType::u8);
+  const auto sum_run = k->loco_sum[w];
+  const std::uint8_t* const received = received_.host.data();
+  float* const owned_v = owned_v_.data();
+  codec::for_chunks(
+      "minisgd::loco_sum_chunks", std::int64_t(L.groups),
+      [=](std::int64_t k0, std::int64_t k1) { sum_run(L, received, ranks, owned_v, k0, k1); },
+      per_item);
+  quantize(owned_v, 1, owned_error_, owned_.host.data());
+  comm_.allgather(owned_.host.data(), gathered_.host.data(), L.bytes, comm::DType::u8);
+  const auto decode_run = k->loco_decode[w];
+  const std::uint8_t* const gathered = gathered_.host.data();
+  T* const out = sum.data();
+  codec::for_chunks(
+      "minisgd::loco_decode", std::int64_t(std::size_t(ranks) * L.groups),
+      [=](std::int64_t k0, std::int64_t k1) { decode_run(L, gathered, d, out, k0, k1); }, per_item);
 }
 
 template class Loco<float>;

@@ -34,23 +34,19 @@ void decode_sum(Form form, const std::uint8_t* gathered,
   const Code* const codes = reinterpret_cast<const Code*>(gathered);
   const int ranks = int(scales.extent(0));
   if constexpr (kHostMemory) {
-    if (form == Form::host) {
-      // The host form: rank by rank over a chunk of values, each value's sum in rank order as
-      // below: a loop over the values the compiler vectorizes, each rank's unit computed once.
-      constexpr std::size_t kChunk = 512;
+    if (form == Form::host) {  // the active tier's loop (compress/host/codec_kernels.hpp)
+      const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
+      const double* const units = scales.data();
       T* const out = sum.data();
-      host_for("minisgd::qsgd_decode", (d + kChunk - 1) / kChunk, [=](std::size_t c) {
-        const std::size_t i0 = c * kChunk, n = std::min(kChunk, d - i0);
-        double s[kChunk];
-        for (std::size_t i = 0; i < n; ++i) s[i] = 0;
-        for (int p = 0; p < ranks; ++p) {
-          const double unit = kExponential ? 2 * scales(p) : scales(p) / levels;
-          const Code* const rank_codes = codes + std::size_t(p) * d + i0;
-          for (std::size_t i = 0; i < n; ++i)
-            s[i] += code_value<kExponential>(rank_codes[i]) * unit;
-        }
-        for (std::size_t i = 0; i < n; ++i) out[i0 + i] = T(s[i]);
-      });
+      codec::for_chunks("minisgd::qsgd_decode", std::int64_t(d),
+                        [=](std::int64_t i0, std::int64_t i1) {
+                          if constexpr (kExponential)
+                            k->sum_exp(codes, units, ranks, std::int64_t(d), levels, i0, i1, out);
+                          else if constexpr (sizeof(Code) == 1)
+                            k->sum_i8(codes, units, ranks, std::int64_t(d), levels, i0, i1, out);
+                          else
+                            k->sum_i16(codes, units, ranks, std::int64_t(d), levels, i0, i1, out);
+                        });
       return;
     }
   }
@@ -103,11 +99,21 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const auto codes = codes_.device;
   if (exponential_) {
     const double inv = scale > 0 ? 1.0 / (2 * scale) : 0.0;
-    dither_each(
-        "minisgd::qsgd_encode_exponential", form_, d_, key, step, first,
-        KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
-          codes(i) = exp_dither::encode(double(local(i)) * inv, random);
-        });
+    if (kHostMemory && form_ == Form::host) {  // the active tier's loop (compress/host/)
+      const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
+      const T* const x = local.data();
+      std::uint8_t* const out = codes.data();
+      const codec::DitherStream s{key, step, first};
+      codec::for_chunks(
+          "minisgd::qsgd_encode_exponential", std::int64_t(d_),
+          [=](std::int64_t i0, std::int64_t i1) { k->exp_times(x, inv, s, i0, i1, out); });
+    } else {
+      dither_each(
+          "minisgd::qsgd_encode_exponential", form_, d_, key, step, first,
+          KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
+            codes(i) = exp_dither::encode(double(local(i)) * inv, random);
+          });
+    }
   } else {
     encode_levels(form_, local, scale > 0 ? levels / scale : 0.0, int(levels), key, step, first,
                   code_bytes_, codes.data());

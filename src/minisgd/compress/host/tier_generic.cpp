@@ -1,0 +1,15 @@
+// The generic tier of the compressors' host loops (compress/host/codec_kernels.hpp):
+// compress/host/codec_loops.hpp compiled for the build's own target.
+#include "minisgd/compress/host/tier_prelude.hpp"
+
+#define MINISGD_SIMD_TARGET 1
+#include "minisgd/core/simd/target_begin.hpp"
+// (from here on: the tier's instructions)
+
+#include "minisgd/compress/host/codec_loops.hpp"
+
+namespace minisgd::compress::codec {
+MINISGD_CODEC_TIER_TABLES(simd::Generic)
+}  // namespace minisgd::compress::codec
+
+#include "minisgd/core/simd/target_end.hpp"
