@@ -12,13 +12,14 @@ compression), whose final loss + the group's tolerance is the group's target:
   loco        under Adam (--adam-eta0): dense, LoCo 4-bit (beta 0.8, reset 1024) and plain
               4-bit, the same codes and collective without compensation (reset every step)
   global-qsgd QSGD and Global-QSGD, 8 bits: bytes a step against dense, and time to target
-  aps         APS 8-bit (e5m2), and the same codes without its scaling (aps.scaling=false)
+  aps         APS 8-bit (--aps-format, e5m2), and the same codes without its scaling
+              (aps.scaling=false)
 
 Prints one table per group (time to target, ms a step, bytes a step, final loss and its gap to
 the group's dense) and writes headlines.json to --out-dir.
 
   perf/studies/headlines.py BUILD [--ranks 4] [--profile 1g] [--features 4194304]
-        [--rows 20000] [--epochs 2] [--density 0.001] [--adam-eta0 0.03] [--links]
+        [--rows 20000] [--epochs 2] [--density 0.001] [--adam-eta0 0.03] [--aps-format e5m2] [--links]
         [--groups gtopk loco global-qsgd aps] [--out-dir .]
 """
 import argparse
@@ -37,6 +38,7 @@ def groups(a):
     """Each group's cases: (label, --set overrides); the first is the group's dense run."""
     adam = ["solver.optimizer=adam", f"solver.step_size.eta0={a.adam_eta0:g}"]
     loco = ["compression.method=loco", "compression.loco.bits=4"]
+    aps = ["compression.method=aps", f"compression.aps.format={a.aps_format}"]
     return {
         "gtopk": [("dense", ["compression.method=none"]),
                   ("top-k", ["compression.method=topk", f"compression.topk.density={a.density:g}"]),
@@ -50,9 +52,8 @@ def groups(a):
                         ("Global-QSGD 8-bit", ["compression.method=global-qsgd",
                                                "compression.global-qsgd.bits=8"])],
         "aps": [("dense fp32", ["compression.method=none"]),
-                ("APS e5m2", ["compression.method=aps", "compression.aps.format=e5m2"]),
-                ("e5m2 without scaling", ["compression.method=aps", "compression.aps.format=e5m2",
-                                          "compression.aps.scaling=false"])],
+                (f"APS {a.aps_format}", aps),
+                (f"{a.aps_format} without scaling", aps + ["compression.aps.scaling=false"])],
     }
 
 
@@ -66,6 +67,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--density", type=float, default=0.001)
     ap.add_argument("--adam-eta0", type=float, default=0.03)
+    ap.add_argument("--aps-format", default="e5m2", help="APS's wire format (aps.format)")
     ap.add_argument("--links", action="store_true", help="on perf/net/links.sh's links (root)")
     ap.add_argument("--groups", nargs="+", choices=sorted(TOLERANCE), default=list(TOLERANCE))
     ap.add_argument("--out-dir", default=".")

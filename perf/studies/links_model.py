@@ -22,7 +22,7 @@ sparse AllReduce by the expected columns a rank's batch touches, top-k and gTop-
 on those columns.
 
   perf/studies/links_model.py [--build build/gcc-serial]
-      [--measured perf/results/links_at_size_2026-12-07.json] [--here perf/machines/this.yaml]
+      [--measured perf/results/links_at_size_2026-12-07.json] [--here perf/machines/dev-xeon-2core.yaml]
       [--node perf/machines/gbe-cluster.yaml] [--project 8 16 32 64 128 256 512 1024]
       [--features 4194304 16777216] [--tolerance 0.2] [--compressors 'cast: 1.76, ...']
       [--json OUT.json]
@@ -82,7 +82,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "gcc-serial"))
     ap.add_argument("--measured",
                     default=os.path.join(ROOT, "perf", "results", "links_at_size_2026-12-07.json"))
-    ap.add_argument("--here", default=machine_file("this"))
+    ap.add_argument("--here", default=machine_file("dev-xeon-2core"))
     ap.add_argument("--node", default=machine_file("gbe-cluster"))
     ap.add_argument("--project", type=int, nargs="+", default=[8, 16, 32, 64, 128, 256, 512, 1024])
     ap.add_argument("--features", type=int, nargs="+", default=[1 << 22, 1 << 24])
