@@ -125,8 +125,12 @@ template <class Isa, bool kNarrow>
 struct TableCodec {
   precision::CustomFormat f;
   const float* values;
-  float decode(std::uint32_t code) const { return values[code]; }
-  std::uint32_t encode(float x) const { return precision::encode_nearest<kNarrow>(x, f); }
+  // (host and device functions, as the aps_codec.hpp functions that call them; run on the host
+  // only)
+  KOKKOS_INLINE_FUNCTION float decode(std::uint32_t code) const { return values[code]; }
+  KOKKOS_INLINE_FUNCTION std::uint32_t encode(float x) const {
+    return precision::encode_nearest<kNarrow>(x, f);
+  }
 };
 
 /// run(shape, codec): the packing's shape a compile-time constant (aps::with_shape) and the
