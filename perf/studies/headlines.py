@@ -28,7 +28,7 @@ import os
 import sys
 import tempfile
 
-from links_at_size import DECK, PROFILES, on_links, problem_sets
+from links_at_size import DECK, PROFILES, add_problem_args, on_links, problem_sets
 from minisgd_runs import run_report
 
 TOLERANCE = {"gtopk": 0.02, "loco": 0.01, "global-qsgd": 0.01, "aps": 0.01}
@@ -59,12 +59,7 @@ def groups(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("build")
-    ap.add_argument("--ranks", type=int, default=4)
-    ap.add_argument("--profile", choices=sorted(PROFILES), default="1g")
-    ap.add_argument("--features", type=int, default=1 << 22)
-    ap.add_argument("--rows", type=int, default=20000)
-    ap.add_argument("--epochs", type=int, default=2)
+    add_problem_args(ap)
     ap.add_argument("--density", type=float, default=0.001)
     ap.add_argument("--adam-eta0", type=float, default=0.03)
     ap.add_argument("--aps-format", default="e5m2", help="APS's wire format (aps.format)")

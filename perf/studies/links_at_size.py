@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 from minisgd_runs import ENV, ROOT, least_in_rounds, run_report
 
@@ -44,6 +45,16 @@ def problem_sets(features, rows, epochs):
     """The --set overrides that size the study's problem (the deck's d, rows and epochs)."""
     return [f"data.synthetic.features={features}", f"data.synthetic.rows={rows}",
             f"solver.epochs={epochs}"]
+
+
+def add_problem_args(ap):
+    """The problem's and the network's arguments, shared with perf/studies/headlines.py."""
+    ap.add_argument("build")
+    ap.add_argument("--ranks", type=int, default=4)
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="1g")
+    ap.add_argument("--features", type=int, default=1 << 22)
+    ap.add_argument("--rows", type=int, default=20000)
+    ap.add_argument("--epochs", type=int, default=2)
 
 
 def method_sets(method):
@@ -86,17 +97,23 @@ def time_mode(a, tmp):
         return (ttt["seconds"] if ttt.get("reached") else float("inf")), r
 
     best, reports = least_in_rounds(jobs, a.repeats, run)
+    # The shape perf/studies/links_model.py reads: a method's bytes and steps to target (the
+    # links run's), then each network's times.
     rows = {}
     for (net, m), t, r in zip(jobs, best, reports):
         res = r["result"]
-        rows.setdefault(m, {})[net] = {
-            "time_to_target_s": t if t < float("inf") else None,
-            "step_ms": 1e3 * res["fom_time_s"] / max(res["fom_iterations"], 1),
-            "iterations_to_target": (res.get("time_to_target") or {}).get("iteration"),
-            "final_loss": res["final_loss"], "gap": res["final_loss"] / ref - 1,
-            "bytes_per_step": (r.get("compression") or {}).get("bytes_per_step")}
-    out = {"ranks": a.ranks, "profile": a.profile, "features": a.features, "rows": a.rows,
-           "epochs": a.epochs, "reference_loss": ref, "target": ref * 1.01, "methods": rows}
+        row = rows.setdefault(m, {})
+        if net == "links":
+            row["bytes_per_step"] = (r.get("compression") or {}).get("bytes_per_step")
+            row["iterations_to_target"] = (res.get("time_to_target") or {}).get("iteration")
+        row[net] = {"step_ms": 1e3 * res["fom_time_s"] / max(res["fom_iterations"], 1),
+                    "time_to_target_s": t if t < float("inf") else None,
+                    "final_loss": res["final_loss"], "loss_gap": res["final_loss"] / ref - 1}
+    out = {"date": time.strftime("%Y-%m-%d"),
+           "command": " ".join(["perf/studies/links_at_size.py"] + sys.argv[1:]),
+           "deck": os.path.relpath(DECK, ROOT), "ranks": a.ranks, "profile": a.profile,
+           "features": a.features, "rows": a.rows, "epochs": a.epochs, "reference_loss": ref,
+           "target": ref * 1.01, "methods": rows}
 
     def fmt(x, spec=".3g"):
         return "—" if x is None else format(x, spec)
@@ -111,10 +128,10 @@ def time_mode(a, tmp):
     for m in METHODS:
         e, l = rows[m]["emulate"], rows[m]["links"]
         lt, et = l["time_to_target_s"], e["time_to_target_s"]
-        print(f"| {m} | {fmt(l['bytes_per_step'], '.4g')} | {e['step_ms']:.1f} | {fmt(et)} "
+        print(f"| {m} | {fmt(rows[m]['bytes_per_step'], '.4g')} | {e['step_ms']:.1f} | {fmt(et)} "
               f"| {l['step_ms']:.1f} | {fmt(lt)} | {fmt(lt / et if lt and et else None, '.2f')} "
               f"| {fmt(d_links / lt if lt and d_links else None, '.2f')}× "
-              f"| {fmt(s_links / lt if lt and s_links else None, '.2f')}× | {l['gap']:+.2%} |")
+              f"| {fmt(s_links / lt if lt and s_links else None, '.2f')}× | {l['loss_gap']:+.2%} |")
     return out
 
 
@@ -140,12 +157,7 @@ def bytes_mode(a, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("build")
-    ap.add_argument("--ranks", type=int, default=4)
-    ap.add_argument("--profile", choices=sorted(PROFILES), default="1g")
-    ap.add_argument("--features", type=int, default=1 << 22)
-    ap.add_argument("--rows", type=int, default=20000)
-    ap.add_argument("--epochs", type=int, default=2)
+    add_problem_args(ap)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--bytes", action="store_true", help="wire bytes against booked bytes")
     ap.add_argument("--steps", type=int, default=5, help="--bytes: steps of the shorter run")

@@ -6,8 +6,9 @@ from it), perf/predict's time per step of every method at the measured P (4) on 
 figures (--here, host.cores included: 4 ranks on 2 cores run at the pace of a core holding two)
 with the network section replaced by the measured profile's nominal latency and rate (1g:
 50 us, 0.125 GB/s), set beside the measured ms a step on the shaped links and under
-comm.emulate (--measured, a file in perf/results/), as model/links and model/emulate; a ratio
-more than --tolerance (0.20) from 1 is flagged.
+comm.emulate (--measured: links_at_size.json as that study writes it, e.g. a dated copy in
+perf/results/), as model/links and model/emulate; a ratio more than --tolerance (0.20) from 1
+is flagged.
 
 Projections: the same problem at P = --project on one rank per node with the node figures of
 --node (perf/machines/gbe-cluster.yaml: a dual-socket server, no cores shared) and each
