@@ -237,4 +237,32 @@ KOKKOS_INLINE_FUNCTION std::uint8_t merge(std::uint8_t a, std::uint8_t b, std::u
 }
 
 }  // namespace exp_dither
+
+/// codes[i] = exp_dither::encode(local(i)·a), or of local(i) ÷ a where kOver (a division, not
+/// a reciprocal's product: the bits differ), with the random bits of element first + i at
+/// (key, step).
+template <bool kOver, class T>
+void encode_exponential(const char* name, Form form, const Vector<T>& local, double a,
+                        std::uint64_t key, std::uint64_t step, std::uint64_t first,
+                        std::uint8_t* codes) {
+  if constexpr (kHostMemory) {
+    if (form == Form::host) {  // the active tier's loop (compress/host/codec_kernels.hpp)
+      const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
+      const T* const x = local.data();
+      const codec::DitherStream s{key, step, first};
+      codec::for_chunks(name, std::int64_t(local.extent(0)), [=](std::int64_t i0, std::int64_t i1) {
+        (kOver ? k->exp_over : k->exp_times)(x, a, s, i0, i1, codes);
+      });
+      return;
+    }
+  }
+  const T* const values = local.data();
+  dither_each(
+      name, form, local.extent(0), key, step, first,
+      KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
+        codes[i] =
+            exp_dither::encode(kOver ? double(values[i]) / a : double(values[i]) * a, random);
+      });
+}
+
 }  // namespace minisgd::compress

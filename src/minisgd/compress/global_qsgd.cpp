@@ -162,22 +162,8 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
   const double range = 2.0 * comm_.size() * scale;
   const std::uint64_t key = stream_key(seed_, 0), step = step_;
   const std::uint64_t first = std::uint64_t(comm_.rank()) * d_;
-  const bool on_host = kHostMemory && form_ == Form::host;
-  if (on_host) {  // the active tier's loop (compress/host/codec_kernels.hpp)
-    const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
-    const T* const x = local.data();
-    std::uint8_t* const out = codes.data();
-    const codec::DitherStream s{key, step, first};
-    codec::for_chunks(
-        "minisgd::global_qsgd_encode_exponential", std::int64_t(d_),
-        [=](std::int64_t i0, std::int64_t i1) { k->exp_over(x, range, s, i0, i1, out); });
-  } else {
-    dither_each(
-        "minisgd::global_qsgd_encode_exponential", form_, d_, key, step, first,
-        KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
-          codes(i) = exp_dither::encode(double(local(i)) / range, random);
-        });
-  }
+  encode_exponential<true>("minisgd::global_qsgd_encode_exponential", form_, local, range, key,
+                           step, first, codes.data());
   const codec::ExpMergeKernel merge = codec::exp_merge_kernel(simd::active_tier());
   const std::uint64_t seed = seed_;
   comm::merge_allreduce(
@@ -194,7 +180,7 @@ void GlobalQsgd<T>::reduce_exponential(const Vector<T>& local, const Vector<T>& 
             [=](std::int64_t i0, std::int64_t i1) { merge(own, received, bits, i0, i1); });
       });
   codes_.to_device();
-  if (on_host) {  // the active tier's loop (compress/host/codec_kernels.hpp)
+  if (kHostMemory && form_ == Form::host) {  // the active tier's loop
     const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
     const std::uint8_t* const in = codes.data();
     T* const out = sum.data();

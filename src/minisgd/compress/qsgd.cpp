@@ -98,22 +98,8 @@ void Qsgd<T>::reduce(const Vector<T>& local, const Vector<T>& sum) {
   const std::uint64_t first = std::uint64_t(comm_.rank()) * d_;
   const auto codes = codes_.device;
   if (exponential_) {
-    const double inv = scale > 0 ? 1.0 / (2 * scale) : 0.0;
-    if (kHostMemory && form_ == Form::host) {  // the active tier's loop (compress/host/)
-      const codec::CodecKernels<T>* const k = &codec::active_codec<T>();
-      const T* const x = local.data();
-      std::uint8_t* const out = codes.data();
-      const codec::DitherStream s{key, step, first};
-      codec::for_chunks(
-          "minisgd::qsgd_encode_exponential", std::int64_t(d_),
-          [=](std::int64_t i0, std::int64_t i1) { k->exp_times(x, inv, s, i0, i1, out); });
-    } else {
-      dither_each(
-          "minisgd::qsgd_encode_exponential", form_, d_, key, step, first,
-          KOKKOS_LAMBDA(const std::int64_t i, const std::uint32_t random) {
-            codes(i) = exp_dither::encode(double(local(i)) * inv, random);
-          });
-    }
+    encode_exponential<false>("minisgd::qsgd_encode_exponential", form_, local,
+                              scale > 0 ? 1.0 / (2 * scale) : 0.0, key, step, first, codes.data());
   } else {
     encode_levels(form_, local, scale > 0 ? levels / scale : 0.0, int(levels), key, step, first,
                   code_bytes_, codes.data());
