@@ -5,7 +5,8 @@
 // bit against the scalar row_dot / add_row, alone and inside a whole SGD step, for every
 // vector tier this CPU runs (generic: compile-time tails, 4-lane vectors; AVX2: 8-lane ones and
 // an eight-row tree; AVX-512: one 16-lane register and masked tails), and each tier's whole
-// step against the generic tier's. Which tier a default run takes: the widest the CPU has.
+// step and team Gram (its exact sums' tiles) against the generic tier's. Which tier a default
+// run takes: the widest the CPU has.
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(__CUDACC__)
 #include <cpuid.h>
@@ -25,6 +26,7 @@
 
 #include "minisgd/core/simd/tier.hpp"
 #include "minisgd/core/vector_math.hpp"
+#include "minisgd/kernels/gram/gram.hpp"
 #include "minisgd/kernels/host/host_kernels.hpp"
 #include "minisgd/kernels/row_dot.hpp"
 #include "minisgd/kernels/sgd_kernels.hpp"
@@ -381,6 +383,76 @@ TEST(SimdTiers, EveryTierGivesTheGenericTiersStepBitForBit) {
   expect_tiers_agree<precision::fp16, float>();
   expect_tiers_agree<double, double>();
   expect_tiers_agree<precision::bf16, double>();
+}
+
+/// The team Gram (kernels/gram/gram.cpp) of Y on tier t, and its entries summed as the team
+/// kernel sums them: from zero over k in order, each product rounded, then the sum.
+template <class In, class Acc>
+std::vector<Acc> team_gram_on(simd::Tier t, const Matrix<In>& Y, std::int64_t b) {
+  EXPECT_TRUE(simd::use_tier(t));
+  const Vector<Acc> G("G", gram_packed_size(std::int64_t(Y.extent(0)) / b, b));
+  gram_team(Y, b, G, precision::Rounder{});
+  const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), G);
+  return std::vector<Acc>(h.data(), h.data() + h.extent(0));
+}
+template <class In, class Acc>
+std::vector<Acc> gram_in_order(const Matrix<In>& Y, std::int64_t b) {
+  const auto y = Kokkos::create_mirror_view_and_copy(HostSpace(), Y);
+  const std::int64_t s = std::int64_t(Y.extent(0)) / b, n = Y.extent(1);
+  std::vector<Acc> G(std::size_t(gram_packed_size(s, b)));
+  for (std::int64_t j = 1; j < s; ++j)
+    for (std::int64_t i = 0; i < b; ++i)
+      for (std::int64_t c = 0; c < j * b; ++c) {
+        Acc sum = 0;
+        for (std::int64_t k = 0; k < n; ++k) {
+          const Acc product =
+              precision::convert<Acc>(y(j * b + i, k)) * precision::convert<Acc>(y(c, k));
+          sum += product;
+        }
+        G[std::size_t(gram_row_offset(j, b) + i * j * b + c)] = sum;
+      }
+  return G;
+}
+
+/// Shapes with ragged tiles (b not a multiple of kGramTile, n not one of kGramDepth) and whole
+/// ones: every tier's team Gram has the in-order sums' bits.
+template <class In, class Acc>
+void expect_gram_tiers_agree() {
+  const std::int64_t shapes[][3] = {{2, 1, 5}, {5, 8, 77}, {4, 33, 300}, {3, 40, 32}, {3, 32, 64}};
+  for (const auto& [s, b, n] : shapes) {
+    Matrix<In> Y("Y", s * b, n);
+    auto Yh = Kokkos::create_mirror_view(Y);
+    std::mt19937 gen(std::uint32_t(s * 1000 + b * 10 + n));
+    std::normal_distribution<double> normal;
+    for (std::int64_t i = 0; i < s * b; ++i)
+      for (std::int64_t k = 0; k < n; ++k) Yh(i, k) = precision::convert<In>(normal(gen));
+    Kokkos::deep_copy(Y, Yh);
+    const auto want = gram_in_order<In, Acc>(Y, b);
+    const auto generic = team_gram_on<In, Acc>(simd::Tier::generic, Y, b);
+    for (simd::Tier t : testing_support::runnable_tiers()) {
+      const auto got = team_gram_on<In, Acc>(t, Y, b);
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(0, std::memcmp(got.data(), generic.data(), sizeof(Acc) * got.size()))
+          << simd::name(t) << " against generic: s " << s << " b " << b << " n " << n;
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), sizeof(Acc) * got.size()))
+          << simd::name(t) << " against the in-order sums: s " << s << " b " << b << " n " << n;
+    }
+  }
+  simd::use_tier(simd::best_tier());
+}
+
+// Each tier's team Gram tiles (the exact accumulation of every input and accumulator pair)
+// against the generic tier's and the scalar sums, bit for bit.
+TEST(SimdTiers, EveryTierGivesTheTeamGramsSumsBitForBit) {
+  if constexpr (!kHostMemory) GTEST_SKIP() << "host kernels only";
+  expect_gram_tiers_agree<float, float>();
+  expect_gram_tiers_agree<double, double>();
+  expect_gram_tiers_agree<double, float>();
+  expect_gram_tiers_agree<float, double>();
+  expect_gram_tiers_agree<precision::bf16, float>();
+  expect_gram_tiers_agree<precision::fp16, float>();
+  expect_gram_tiers_agree<precision::bf16, double>();
+  expect_gram_tiers_agree<precision::fp16, double>();
 }
 
 // A default run takes the widest tier that is compiled in and that this CPU runs (within the

@@ -54,6 +54,11 @@ constexpr int gradient_block_columns(simd::Tier t) {
   return kGradientBlockRegisters * register_bytes(t) / int(sizeof(A));
 }
 
+/// Vector registers of sums in a block of a host Gram tile (kernels/host/gram_tiles.hpp): a
+/// block of rows × columns of the tile kept in registers across a k-block, half the tier's
+/// register file (AVX-512 has 32, the others 16), enough chains to hide the additions' latency.
+constexpr int gram_sum_registers(simd::Tier t) { return t == simd::Tier::avx512 ? 16 : 8; }
+
 /// SGD's step on the calling thread: rows of at least kGroupedMarginsRowBytes have the margins
 /// of up to kGroupedMarginsChunks chunks, at most kGroupedMarginsBytes of rows, summed in one
 /// pass before each chunk's gradient rereads its rows from L2: one longer stream from memory,

@@ -9,7 +9,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "minisgd/core/simd/tier.hpp"
 #include "minisgd/kernels/gram/gram_dnnl.hpp"
+#include "minisgd/kernels/host/host_kernels.hpp"
 #include "minisgd/kernels/tuning.hpp"
 #ifdef MINISGD_HAVE_CUBLAS
 #include "minisgd/core/errors.hpp"
@@ -39,6 +41,28 @@ const char* name(GramPath p) {
   return "?";
 }
 
+/// Host backends, exact sums: a work item is one tile, summed by the active tier's loop
+/// (kernels/host/gram_tiles.hpp) in the team kernel's order, so with its bits.
+template <class In, class Acc>
+void gram_team_host(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
+                    const std::vector<int>& host_items) {
+  const auto tile = host::gram_tile_kernel<In, Acc>(simd::active_tier());
+  const std::int64_t n = Y.extent(1), stride = Y.stride(0);
+  const In* const y = Y.data();
+  Acc* const out = packed.data();
+  const int* const items = host_items.data();
+  Kokkos::parallel_for(
+      "minisgd::gram_team", Kokkos::RangePolicy<ExecSpace>(0, std::int64_t(host_items.size()) / 3),
+      [=](const std::int64_t w) {
+        const std::int64_t j = items[3 * w], r0 = std::int64_t(items[3 * w + 1]) * kGramTile;
+        const std::int64_t c0 = std::int64_t(items[3 * w + 2]) * kGramTile, width = j * b;
+        tile(y + (j * b + r0) * stride, y + c0 * stride, stride, n,
+             int(kmin<std::int64_t>(kGramTile, b - r0)),
+             int(kmin<std::int64_t>(kGramTile, width - c0)),
+             out + gram_row_offset(j, b) + r0 * width + c0, width);
+      });
+}
+
 template <class In, class Acc, class Round>
 void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
                const Round& accumulate) {
@@ -51,6 +75,10 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
     for (std::int64_t rt = 0; rt < row_tiles; ++rt)
       for (std::int64_t ct = 0; ct * kGramTile < j * b; ++ct)
         host_items.insert(host_items.end(), {int(j), int(rt), int(ct)});
+  if constexpr (std::is_same_v<Round, precision::Exact> && kHostMemory) {
+    gram_team_host(Y, b, packed, host_items);
+    return;
+  }
   const std::int64_t count = std::int64_t(host_items.size()) / 3;
   // Both LayoutRight, as host_items is laid out: a GPU's default layout is LayoutLeft, and
   // deep_copy cannot copy between layouts across memory spaces.
@@ -71,7 +99,8 @@ void gram_team(const Matrix<In>& Y, std::int64_t b, const Vector<Acc>& packed,
   constexpr bool exact = std::is_same_v<Round, precision::Exact>;
   // Threads take rows of the output tile, vector lanes its columns; each entry accumulates
   // over k in order, so the result does not depend on team or vector size, and the inner
-  // loop runs along contiguous columns of Bᵀ and C (it vectorizes on CPUs).
+  // loop runs along contiguous columns of Bᵀ and C (it vectorizes on CPUs: the emulated
+  // rounding's path; exact sums on the host took gram_team_host above).
   Kokkos::parallel_for(
       "minisgd::gram_team",
       Policy(count, Kokkos::AUTO, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch)),

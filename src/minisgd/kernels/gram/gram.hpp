@@ -20,7 +20,8 @@
 //                 (input type, accumulator type), every entry summed over the columns in order
 //                 for any thread count; it also emulates narrower accumulation formats by
 //                 rounding after every addition. precision.gram_engine: portable takes it for
-//                 every Gram.
+//                 every Gram. Its exact sums on host backends: each tile summed by the
+//                 active vector tier (kernels/host/gram_tiles.hpp), in the same order.
 // and, in CUDA builds with cuBLAS, tried first (precision.gram_engine: auto | cublas):
 //   cublas  cublas_kokkos.hpp: bf16/fp16 inputs with fp32 accumulation on Tensor Cores, fp32
 //           (TF32 with precision.tf32), fp64; the whole Gram in one GEMM up to

@@ -75,6 +75,13 @@ using CastKernel = void (*)(const S* x, In* y, std::int64_t n);
 /// z[i] ← ℓ(z[i]; y[i]) for i < n, the objective's loss terms.
 using LossValuesKernel = void (*)(double* z, const double* y, std::int64_t n);
 
+/// One output tile of the portable Gram's exact sums (kernels/gram/gram.cpp): out[i·out_stride
+/// + c] = Σ_{k < n} a_i[k]·b_c[k] for i < rows, c < cols (each ≤ kGramTile), rows a_i = a +
+/// i·stride and b_c = b + c·stride of In widened to Acc, each sum from zero in k order.
+template <class In, class Acc>
+using GramTileKernel = void (*)(const In* a, const In* b, std::int64_t stride, std::int64_t n,
+                                int rows, int cols, Acc* out, std::int64_t out_stride);
+
 // The tables of tier t (kernels/host/dispatch.cpp); t must be compiled in.
 template <class S, class A>
 const RowKernels<S, A>& row_kernels(simd::Tier t);
@@ -84,6 +91,8 @@ template <class S, class In>
 CastKernel<S, In> cast_kernel(simd::Tier t);
 template <Loss L>
 LossValuesKernel loss_values_kernel(simd::Tier t);
+template <class In, class Acc>
+GramTileKernel<In, Acc> gram_tile_kernel(simd::Tier t);
 
 // One tier's tables, Isa being simd::Generic, simd::Avx2 or simd::Avx512: defined in
 // kernels/host/row_loops.hpp, instantiated in that tier's translation unit only.
@@ -95,9 +104,13 @@ template <class Isa, class S, class In>
 CastKernel<S, In> tier_cast_kernel();
 template <class Isa, Loss L>
 LossValuesKernel tier_loss_values_kernel();
+// (kernels/host/gram_tiles.hpp)
+template <class Isa, class In, class Acc>
+GramTileKernel<In, Acc> tier_gram_tile_kernel();
 
 // The types the tables exist for: M(S, A) for storage S and arithmetic A (SGD's and CA-SGD's
-// steppers, the objective's FP64 margins), M(S, In) for a gather into In.
+// steppers, the objective's FP64 margins; as (In, Acc), every pair the Gram has), M(S, In) for a
+// gather into In.
 #define MINISGD_HOST_STEP_TYPES(M, ...)   \
   M(__VA_ARGS__, double, double)          \
   M(__VA_ARGS__, float, float)            \

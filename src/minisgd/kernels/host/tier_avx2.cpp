@@ -7,9 +7,11 @@
 // (from here on: the tier's instructions)
 
 #include "minisgd/core/simd/avx2.hpp"
+#include "minisgd/kernels/host/gram_tiles.hpp"
 #include "minisgd/kernels/host/row_loops.hpp"
 
 namespace minisgd::host {
+MINISGD_HOST_GRAM_TABLES(simd::Avx2)
 MINISGD_HOST_TIER_TABLES(simd::Avx2)
 }  // namespace minisgd::host
 

@@ -6,9 +6,11 @@
 #include "minisgd/core/simd/target_begin.hpp"
 // (from here on: the tier's instructions)
 
+#include "minisgd/kernels/host/gram_tiles.hpp"
 #include "minisgd/kernels/host/row_loops.hpp"
 
 namespace minisgd::host {
+MINISGD_HOST_GRAM_TABLES(simd::Generic)
 MINISGD_HOST_TIER_TABLES(simd::Generic)
 }  // namespace minisgd::host
 
