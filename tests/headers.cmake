@@ -13,16 +13,17 @@ if(NOT MINISGD_ENABLE_CUBLAS)  # need the CUDA runtime headers
 endif()
 # A vector tier's own headers compile only inside its region of a translation unit
 # (core/simd/target_begin.hpp .. target_end.hpp, which are not headers): each is checked there,
-# as kernels/host/tier_*.cpp include it.
+# as the tiers' translation units (kernels/host/tier_*.cpp, compress/host/tier_*.cpp) include it.
 list(REMOVE_ITEM _minisgd_headers minisgd/core/simd/target_begin.hpp
                  minisgd/core/simd/target_end.hpp minisgd/core/simd/avx2.hpp
-                 minisgd/core/simd/avx512.hpp minisgd/kernels/host/row_loops.hpp)
+                 minisgd/core/simd/avx512.hpp minisgd/core/simd/dither_avx512.hpp
+                 minisgd/kernels/host/row_loops.hpp)
 set(_tier_headers minisgd/kernels/host/row_loops.hpp:1)
 if("avx2" IN_LIST MINISGD_SIMD_TIERS)
   list(APPEND _tier_headers minisgd/core/simd/avx2.hpp:2)
 endif()
 if("avx512" IN_LIST MINISGD_SIMD_TIERS)
-  list(APPEND _tier_headers minisgd/core/simd/avx512.hpp:3)
+  list(APPEND _tier_headers minisgd/core/simd/avx512.hpp:3 minisgd/core/simd/dither_avx512.hpp:3)
 endif()
 set(_tus)
 foreach(h IN LISTS _minisgd_headers _tier_headers)

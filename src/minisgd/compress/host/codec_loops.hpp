@@ -6,6 +6,10 @@
 // target and are inlined (flatten) so that they run in the tier's instructions.
 #include "minisgd/compress/host/tier_prelude.hpp"
 
+#if MINISGD_SIMD_TARGET == 3  // (the AVX-512 tier's region: compiled for its instructions)
+#include "minisgd/core/simd/dither_avx512.hpp"
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define MINISGD_CODEC_LOOP __attribute__((flatten))
 #else
@@ -13,6 +17,39 @@
 #endif
 
 namespace minisgd::compress::codec {
+
+/// The random bits and the levels of the dithering's blocks in tier Isa: compress/dithering.hpp's
+/// (random_bits, levels_of_block), whose sixteen AVX-512 lanes only a build for AVX-512F has;
+/// the AVX-512 tier has them in every build. The same bits either way.
+template <class Isa>
+struct DitherBlock {
+  template <int N>
+  static void bits(std::uint64_t key, std::uint64_t step, std::uint64_t first, std::uint32_t* r) {
+    random_bits<N>(key, step, first, r);
+  }
+  template <class T, class Code>
+  static void levels(const T* x, double factor, int levels, const std::uint32_t* r, Code* out) {
+    levels_of_block<kHostDitherBlock>(x, factor, levels, r, out);
+  }
+};
+
+#ifdef MINISGD_DITHER_AVX512
+template <>
+struct DitherBlock<simd::Avx512> {
+  static_assert(kHostDitherBlock == 16);
+  template <int N>
+  __attribute__((always_inline)) static void bits(std::uint64_t key, std::uint64_t step,
+                                                  std::uint64_t first, std::uint32_t* r) {
+    static_assert(N % 16 == 0);
+    for (int j = 0; j < N; j += 16) simd::philox16(key, step, first + std::uint64_t(j), r + j);
+  }
+  template <class T, class Code>
+  __attribute__((always_inline)) static void levels(const T* x, double factor, int levels,
+                                                    const std::uint32_t* r, Code* out) {
+    simd::stochastic_levels16(x, factor, levels, r, out);
+  }
+};
+#endif
 
 /// whole(b, r) for each block of kHostDitherBlock values from b in [i0, i1) with their random
 /// bits r, part(b, r, m) for a last block of m < kHostDitherBlock values.
@@ -22,7 +59,7 @@ inline void dither_range(const DitherStream& s, std::int64_t i0, std::int64_t i1
   constexpr int B = kHostDitherBlock;
   for (std::int64_t b = i0; b < i1; b += B) {
     std::uint32_t r[B];
-    random_bits<B>(s.key, s.step, s.first + std::uint64_t(b), r);
+    DitherBlock<Isa>::template bits<B>(s.key, s.step, s.first + std::uint64_t(b), r);
     if (i1 - b >= B)
       whole(b, r);
     else
@@ -36,7 +73,7 @@ MINISGD_CODEC_LOOP void levels_loop(const T* x, double factor, int levels, Dithe
   dither_range<Isa>(
       s, i0, i1,
       [=](std::int64_t b, const std::uint32_t* r) {
-        levels_of_block<kHostDitherBlock>(x + b, factor, levels, r, codes + b);
+        DitherBlock<Isa>::levels(x + b, factor, levels, r, codes + b);
       },
       [=](std::int64_t b, const std::uint32_t* r, int m) {
         for (int j = 0; j < m; ++j)
@@ -337,7 +374,7 @@ MINISGD_CODEC_LOOP void exp_merge_loop(std::uint8_t* own, const std::uint8_t* re
   constexpr int B = kHostDitherBlock;
   for (std::int64_t b = i0; b < i1; b += B) {
     std::uint32_t r[2 * B];
-    random_bits<2 * B>(s.key, s.step, 2 * (s.first + std::uint64_t(b)), r);
+    DitherBlock<Isa>::template bits<2 * B>(s.key, s.step, 2 * (s.first + std::uint64_t(b)), r);
     for (std::int64_t j = 0, i = b; j < B && i < i1; ++j, ++i)
       own[i] = exp_dither::merge(own[i], received[i], r[2 * j], r[2 * j + 1]);
   }

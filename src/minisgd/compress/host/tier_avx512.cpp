@@ -1,5 +1,6 @@
 // The avx512 tier of the compressors' host loops (compress/host/codec_kernels.hpp):
-// compress/host/codec_loops.hpp compiled for AVX512F, BW, DQ and VL.
+// compress/host/codec_loops.hpp compiled for AVX512F, BW, DQ and VL, its dithering with the
+// sixteen-lane Philox and levels of core/simd/dither_avx512.hpp.
 #include "minisgd/compress/host/tier_prelude.hpp"
 
 #define MINISGD_SIMD_TARGET 3

@@ -6,7 +6,7 @@
 // in GNU vector extensions that the compiler maps to the registers it compiles for (two SSE2
 // registers for four doubles, one AVX register); core/simd/avx2.hpp and core/simd/avx512.hpp
 // specialise the float vectors with intrinsics. Intrinsics appear in src/ only in these files
-// and core/simd/fixed_avx512.hpp.
+// and core/simd/dither_avx512.hpp.
 //
 // Every operation gives the bits of the scalar code it stands for: + and * round once each
 // (never fused: the tiers are compiled with -ffp-contract=off), widening is exact, and a tree
