@@ -17,8 +17,8 @@ endif()
 list(REMOVE_ITEM _minisgd_headers minisgd/core/simd/target_begin.hpp
                  minisgd/core/simd/target_end.hpp minisgd/core/simd/avx2.hpp
                  minisgd/core/simd/avx512.hpp minisgd/core/simd/dither_avx512.hpp
-                 minisgd/kernels/host/row_loops.hpp)
-set(_tier_headers minisgd/kernels/host/row_loops.hpp:1)
+                 minisgd/kernels/host/row_loops.hpp minisgd/kernels/host/gram_tiles.hpp)
+set(_tier_headers minisgd/kernels/host/row_loops.hpp:1 minisgd/kernels/host/gram_tiles.hpp:1)
 if("avx2" IN_LIST MINISGD_SIMD_TIERS)
   list(APPEND _tier_headers minisgd/core/simd/avx2.hpp:2)
 endif()

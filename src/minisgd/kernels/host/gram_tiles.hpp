@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "minisgd/core/kokkos.hpp"
 #include "minisgd/core/simd/vector.hpp"
 #include "minisgd/kernels/host/host_kernels.hpp"
 #include "minisgd/kernels/tuning.hpp"
