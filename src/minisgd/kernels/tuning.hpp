@@ -29,15 +29,18 @@ constexpr int kLongRowValues = 128;
 /// (four_interleaved), or four rows far apart interleaved, a quarter of the block apart
 /// (four_runs: each run is a stream of its own for the prefetchers, which one core with AVX2
 /// reads faster than one stream; adjacent rows interleaved are one stream, and slower there
-/// than a row at a time).
+/// than a row at a time). AVX-512 holds a row's 16 sums in one register, one chain of
+/// additions: 16-bit rows, widened in registers, arrive faster than one chain adds them.
 enum class RowWalk { one_by_one, four_interleaved, four_runs };
 struct MarginWalk {
   RowWalk short_rows, long_rows;
 };
-constexpr MarginWalk margin_walk(simd::Tier t) {
+constexpr MarginWalk margin_walk(simd::Tier t, int storage_bytes) {
   switch (t) {
     case simd::Tier::avx2: return {RowWalk::four_interleaved, RowWalk::four_runs};
-    case simd::Tier::avx512: return {RowWalk::four_interleaved, RowWalk::one_by_one};
+    case simd::Tier::avx512:
+      return {RowWalk::four_interleaved,
+              storage_bytes < 4 ? RowWalk::four_interleaved : RowWalk::one_by_one};
     default: return {RowWalk::one_by_one, RowWalk::one_by_one};
   }
 }

@@ -201,7 +201,7 @@ template <class V, class S, class Tail>
 void rows_dot_walk(const S* x, std::int64_t stride, const typename V::value_type* w, int n,
                    std::int64_t rows, typename V::value_type* z, Tail tail) {
   constexpr int R = V::tree_rows;
-  constexpr MarginWalk kWalk = margin_walk(V::form);
+  constexpr MarginWalk kWalk = margin_walk(V::form, int(sizeof(S)));
   const int full = n - n % kMarginPartialSums;
   const RowWalk walk = n >= kLongRowValues ? kWalk.long_rows : kWalk.short_rows;
   const auto one = [&](std::int64_t i) {
